@@ -1,0 +1,53 @@
+"""Small functional API over RDKit for the SMILES the models read and write."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rdkit import Chem, RDLogger
+from rdkit.Chem.Scaffolds import MurckoScaffold
+
+RDLogger.DisableLog("rdApp.*")
+
+
+def to_mol(smiles: str) -> Chem.Mol | None:
+    """Parse a SMILES; None when RDKit rejects it (never raises on bad input)."""
+    if not smiles:
+        return None
+    return Chem.MolFromSmiles(smiles)
+
+
+def canonicalize(smiles: str, isomeric: bool = True) -> str | None:
+    """RDKit canonical SMILES, or None for an invalid or empty molecule."""
+    mol = to_mol(smiles)
+    if mol is None or mol.GetNumAtoms() == 0:
+        return None
+    return Chem.MolToSmiles(mol, isomericSmiles=isomeric)
+
+
+def canonicalize_many(smiles: Iterable[str], isomeric: bool = True) -> list[str | None]:
+    return [canonicalize(s, isomeric) for s in smiles]
+
+
+def randomize(smiles: str, seed: int | None = None) -> str | None:
+    """A random (non-canonical) SMILES of the same molecule, for augmentation and marginal estimates."""
+    mol = to_mol(smiles)
+    if mol is None:
+        return None
+    if seed is not None:
+        return Chem.MolToSmiles(mol, canonical=False, doRandom=True, randomSeed=seed)
+    return Chem.MolToSmiles(mol, canonical=False, doRandom=True)
+
+
+def murcko_scaffold(smiles: str, generic: bool = False) -> str | None:
+    """Bemis-Murcko scaffold SMILES ('' for acyclic molecules), None if the SMILES is invalid."""
+    mol = to_mol(smiles)
+    if mol is None:
+        return None
+    try:
+        core = MurckoScaffold.GetScaffoldForMol(mol)
+        if generic:
+            core = MurckoScaffold.MakeScaffoldGeneric(core)
+        return Chem.MolToSmiles(core)
+    except (ValueError, RuntimeError):
+        return None

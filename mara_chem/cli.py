@@ -1,0 +1,150 @@
+"""The ``mara-chem`` command line. Each sub-command lives in a small function; heavy imports happen inside."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+
+DEFAULT_DATA_DIR = Path("data")
+
+
+def _resolve_device(name: str) -> str:
+    import torch
+
+    if name == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("error: --device cuda requested but no CUDA device is available")
+    return name
+
+
+def cmd_data_moses(args: argparse.Namespace) -> int:
+    from mara_chem.data.moses import fetch_moses
+
+    paths = fetch_moses(args.data_dir, wheel=args.wheel)
+    for name, path in paths.items():
+        print(f"{name}: {path}")
+    return 0
+
+
+def cmd_prior_train(args: argparse.Namespace) -> int:
+    from mara_chem.models.training import TrainConfig, prepare_data, read_smiles_file, train_prior
+
+    hp: dict = {}
+    if args.model_type == "rnn":
+        hp = dict(cell=args.cell, num_layers=args.layers, hidden_size=args.hidden, embedding_dim=args.embedding,
+                  dropout=args.dropout)
+    else:
+        hp = dict(n_layers=args.layers, d_model=args.hidden, n_heads=args.heads,
+                  dim_feedforward=4 * args.hidden, dropout=args.dropout)
+    cfg = TrainConfig(
+        model_type=args.model_type, hyperparameters=hp, batch_size=args.batch_size, learning_rate=args.lr,
+        max_epochs=args.epochs, epoch_size=args.epoch_size, patience=args.patience, max_length=args.max_length,
+        min_token_count=args.min_token_count, max_hours=args.max_hours, seed=args.seed,
+        device=_resolve_device(args.device),
+    )
+    raw = read_smiles_file(args.smiles)
+    if args.limit:
+        raw = raw[: args.limit]
+    data = prepare_data(raw, cfg)
+    print("data:", json.dumps(data.counts), f"train={len(data.train)} valid={len(data.valid)} vocab={len(data.vocabulary)}")
+    model = train_prior(data, cfg, args.out, resume=not args.no_resume)
+    meta = model.metadata
+    print(f"wrote {args.out}: epochs={meta['epochs']} valid NLL={meta['validation_nll']:.3f} "
+          f"validity={meta['save_validity']:.3f} uniqueness={meta['save_uniqueness']:.3f}")
+    return 0
+
+
+def cmd_prior_sample(args: argparse.Namespace) -> int:
+    import torch
+
+    from mara_chem.models.prior_file import load_prior
+    from mara_chem.models.quality import sample_report
+
+    if args.seed is not None:
+        torch.manual_seed(args.seed)
+    model = load_prior(args.prior, _resolve_device(args.device))
+    training = None
+    if args.training_set:
+        from mara_chem.models.training import read_smiles_file
+
+        training = read_smiles_file(args.training_set)
+    report = sample_report(model, args.n, temperature=args.temperature, training_smiles=training,
+                           out=args.out, batch_size=args.batch_size)
+    for key, value in report.items():
+        print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
+    return 0
+
+
+def _add_run_commands(sub: argparse._SubParsersAction) -> None:
+    """run / validate / metrics / report are registered by their own modules when present."""
+    from mara_chem import cli_commands
+
+    cli_commands.register(sub)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="mara-chem", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    data = sub.add_parser("data", help="fetch data sets").add_subparsers(dest="dataset", required=True)
+    moses = data.add_parser("moses", help="MOSES train/test from the molsets==0.3.1 wheel")
+    moses.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    moses.add_argument("--wheel", type=Path, default=None, help="use an already downloaded wheel")
+    moses.set_defaults(func=cmd_data_moses)
+
+    prior = sub.add_parser("prior", help="train and sample priors").add_subparsers(dest="action", required=True)
+    train = prior.add_parser("train", help="train a SMILES prior by maximum likelihood")
+    train.add_argument("--smiles", required=True, type=Path)
+    train.add_argument("--out", required=True, type=Path)
+    train.add_argument("--model-type", choices=["rnn", "transformer"], default="rnn")
+    train.add_argument("--cell", choices=["lstm", "gru"], default="lstm")
+    train.add_argument("--layers", type=int, default=3)
+    train.add_argument("--hidden", type=int, default=512)
+    train.add_argument("--embedding", type=int, default=256)
+    train.add_argument("--heads", type=int, default=8)
+    train.add_argument("--dropout", type=float, default=0.0)
+    train.add_argument("--batch-size", type=int, default=128)
+    train.add_argument("--lr", type=float, default=1e-3)
+    train.add_argument("--epochs", type=int, default=10)
+    train.add_argument("--epoch-size", type=int, default=None, help="SMILES per epoch (default: all)")
+    train.add_argument("--patience", type=int, default=3)
+    train.add_argument("--max-length", type=int, default=100)
+    train.add_argument("--min-token-count", type=int, default=10)
+    train.add_argument("--max-hours", type=float, default=None)
+    train.add_argument("--limit", type=int, default=None, help="use only the first N SMILES")
+    train.add_argument("--seed", type=int, default=0)
+    train.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    train.add_argument("--no-resume", action="store_true")
+    train.set_defaults(func=cmd_prior_train)
+
+    sample = prior.add_parser("sample", help="sample SMILES and print validity, uniqueness, novelty")
+    sample.add_argument("prior", type=Path)
+    sample.add_argument("-n", type=int, default=10_000)
+    sample.add_argument("--out", type=Path, default=None)
+    sample.add_argument("--training-set", type=Path, default=None, help="SMILES file for novelty")
+    sample.add_argument("--temperature", type=float, default=1.0)
+    sample.add_argument("--batch-size", type=int, default=1000)
+    sample.add_argument("--seed", type=int, default=None)
+    sample.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
+    sample.set_defaults(func=cmd_prior_sample)
+
+    try:
+        _add_run_commands(sub)
+    except ImportError:
+        pass
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

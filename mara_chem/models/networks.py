@@ -1,0 +1,144 @@
+"""Autoregressive SMILES networks; each registers itself by ``model_type``.
+
+A network maps token indices [B, T] to next-token logits [B, T, V] (teacher forcing) and exposes an
+incremental ``step`` for sampling. Everything else (sampling, likelihoods, file I/O) is written once in
+``LanguageModel`` against this interface.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import torch
+from torch import nn
+
+_NETWORKS: dict[str, type["SmilesNetwork"]] = {}
+
+
+class SmilesNetwork(nn.Module):
+    model_type: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if getattr(cls, "model_type", None):
+            _NETWORKS[cls.model_type] = cls
+
+    def hyperparameters(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def step(self, token: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
+        """Logits [B, V] for the next token given the last token [B] and a state (None at start)."""
+        raise NotImplementedError
+
+    def reorder_state(self, state: Any, keep: torch.Tensor) -> Any:
+        """Keep only the rows ``keep`` of a state (used to drop finished sequences while sampling)."""
+        raise NotImplementedError
+
+
+def list_networks() -> list[str]:
+    return sorted(_NETWORKS)
+
+
+def build_network(model_type: str, **hyperparameters: Any) -> SmilesNetwork:
+    try:
+        cls = _NETWORKS[model_type]
+    except KeyError:
+        raise ValueError(f"unknown model_type {model_type!r}; valid: {list_networks()}") from None
+    return cls(**hyperparameters)
+
+
+class RecurrentNetwork(SmilesNetwork):
+    """REINVENT's prior: embedding -> stacked LSTM/GRU -> linear (defaults 3 x 512, embedding 256)."""
+
+    model_type = "rnn"
+
+    def __init__(
+        self,
+        vocab_size: int,
+        embedding_dim: int = 256,
+        hidden_size: int = 512,
+        num_layers: int = 3,
+        cell: str = "lstm",
+        dropout: float = 0.0,
+        max_length: int = 256,
+    ):
+        super().__init__()
+        if cell not in ("lstm", "gru"):
+            raise ValueError(f"cell must be 'lstm' or 'gru', got {cell!r}")
+        self._hp = dict(
+            vocab_size=vocab_size, embedding_dim=embedding_dim, hidden_size=hidden_size,
+            num_layers=num_layers, cell=cell, dropout=dropout, max_length=max_length,
+        )
+        self.max_length = max_length
+        self.embedding = nn.Embedding(vocab_size, embedding_dim)
+        rnn_cls = nn.LSTM if cell == "lstm" else nn.GRU
+        self.rnn = rnn_cls(embedding_dim, hidden_size, num_layers, batch_first=True, dropout=dropout)
+        self.output = nn.Linear(hidden_size, vocab_size)
+
+    def hyperparameters(self) -> dict[str, Any]:
+        return dict(self._hp)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        hidden, _ = self.rnn(self.embedding(tokens))
+        return self.output(hidden)
+
+    def step(self, token: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
+        hidden, state = self.rnn(self.embedding(token).unsqueeze(1), state)
+        return self.output(hidden[:, 0]), state
+
+    def reorder_state(self, state: Any, keep: torch.Tensor) -> Any:
+        if isinstance(state, tuple):
+            return tuple(s[:, keep] for s in state)
+        return state[:, keep]
+
+
+class TransformerNetwork(SmilesNetwork):
+    """Decoder-only transformer (pre-norm, learned positions, causal mask)."""
+
+    model_type = "transformer"
+
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int = 256,
+        n_heads: int = 8,
+        n_layers: int = 6,
+        dim_feedforward: int = 1024,
+        dropout: float = 0.1,
+        max_length: int = 256,
+    ):
+        super().__init__()
+        self._hp = dict(
+            vocab_size=vocab_size, d_model=d_model, n_heads=n_heads, n_layers=n_layers,
+            dim_feedforward=dim_feedforward, dropout=dropout, max_length=max_length,
+        )
+        self.max_length = max_length
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.position = nn.Embedding(max_length + 2, d_model)
+        layer = nn.TransformerEncoderLayer(
+            d_model, n_heads, dim_feedforward, dropout, batch_first=True, norm_first=True
+        )
+        self.blocks = nn.TransformerEncoder(layer, n_layers, enable_nested_tensor=False)
+        self.norm = nn.LayerNorm(d_model)
+        self.output = nn.Linear(d_model, vocab_size)
+
+    def hyperparameters(self) -> dict[str, Any]:
+        return dict(self._hp)
+
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        length = tokens.shape[1]
+        positions = torch.arange(length, device=tokens.device)
+        x = self.embedding(tokens) + self.position(positions)[None]
+        mask = nn.Transformer.generate_square_subsequent_mask(length, device=tokens.device)
+        return self.output(self.norm(self.blocks(x, mask=mask, is_causal=True)))
+
+    def step(self, token: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
+        # The state is the prefix so far; recomputing it keeps the code short (sampling is not the bottleneck).
+        prefix = token[:, None] if state is None else torch.cat([state, token[:, None]], dim=1)
+        return self.forward(prefix)[:, -1], prefix
+
+    def reorder_state(self, state: Any, keep: torch.Tensor) -> Any:
+        return state[keep]

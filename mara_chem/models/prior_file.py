@@ -1,0 +1,111 @@
+"""One file per prior: model type, hyper-parameters, vocabulary, weights and metadata, checked on load.
+
+The file is a ``torch.save`` dict loaded with ``weights_only=True`` (no arbitrary pickles), carrying a
+format tag and a SHA-256 of the weights so truncation or tampering is reported as such.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import torch
+
+import mara_chem
+from mara_chem.models.language_model import LanguageModel
+from mara_chem.models.networks import build_network
+from mara_chem.models.tokenizer import Vocabulary
+
+FORMAT = "mara-chem-prior"
+FORMAT_VERSION = 1
+_REQUIRED = ("format", "format_version", "model_type", "hyperparameters", "vocabulary", "state_dict",
+             "weights_sha256", "metadata")
+
+
+class PriorFileError(ValueError):
+    """The file is missing, corrupt, truncated or not a mara-chem prior."""
+
+
+def weights_digest(state_dict: dict[str, torch.Tensor]) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(state_dict):
+        tensor = state_dict[name].detach().cpu().contiguous()
+        digest.update(name.encode())
+        digest.update(str(tensor.dtype).encode())
+        digest.update(tensor.view(torch.uint8).numpy().tobytes() if tensor.numel() else b"")
+    return digest.hexdigest()
+
+
+def save_prior(model: LanguageModel, path: str | Path, half_precision: bool = False, **metadata: Any) -> Path:
+    """Write atomically (temp file + rename) so a kill never leaves a half-written prior."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {k: v.detach().cpu() for k, v in model.network.state_dict().items()}
+    if half_precision:
+        state = {k: v.half() if v.is_floating_point() else v for k, v in state.items()}
+    meta = dict(model.metadata)
+    meta.update(metadata)
+    meta.setdefault("package_version", mara_chem.__version__)
+    meta["saved_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    payload = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "model_type": model.network.model_type,
+        "hyperparameters": model.network.hyperparameters(),
+        "vocabulary": list(model.vocabulary.tokens),
+        "state_dict": state,
+        "weights_sha256": weights_digest(state),
+        "metadata": meta,
+    }
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        torch.save(payload, tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+def _read_payload(path: Path) -> dict:
+    if not path.is_file():
+        raise PriorFileError(f"prior file {path} does not exist")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types for corrupt input; all mean the same here
+        raise PriorFileError(f"{path} is not a readable prior file (corrupt, truncated or foreign): {exc}") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise PriorFileError(f"{path} is not a mara-chem prior (missing format tag {FORMAT!r})")
+    missing = [k for k in _REQUIRED if k not in payload]
+    if missing:
+        raise PriorFileError(f"{path} lacks the field(s) {missing}")
+    if payload["format_version"] > FORMAT_VERSION:
+        raise PriorFileError(f"{path} has format version {payload['format_version']}; this mara-chem reads up to {FORMAT_VERSION}")
+    return payload
+
+
+def load_prior(path: str | Path, device: str | torch.device = "cpu") -> LanguageModel:
+    path = Path(path)
+    payload = _read_payload(path)
+    state = payload["state_dict"]
+    if weights_digest(state) != payload["weights_sha256"]:
+        raise PriorFileError(f"{path}: weights checksum mismatch (file damaged or edited)")
+    vocabulary = Vocabulary(payload["vocabulary"])
+    if vocabulary.tokens != list(payload["vocabulary"]):
+        raise PriorFileError(f"{path}: vocabulary is not in canonical order")
+    try:
+        network = build_network(payload["model_type"], **payload["hyperparameters"])
+        network.load_state_dict({k: v.float() if v.is_floating_point() else v for k, v in state.items()})
+    except (ValueError, RuntimeError, TypeError) as exc:
+        raise PriorFileError(f"{path}: weights do not fit the declared model: {exc}") from None
+    return LanguageModel(network, vocabulary, payload["metadata"]).to(device)
+
+
+def read_metadata(path: str | Path) -> dict:
+    payload = _read_payload(Path(path))
+    return {"model_type": payload["model_type"], "hyperparameters": payload["hyperparameters"], **payload["metadata"]}

@@ -1,0 +1,229 @@
+"""Maximum-likelihood training of a SMILES prior, with per-epoch checkpoints and resume after a kill."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import os
+import random
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from multiprocessing import Pool
+from pathlib import Path
+
+import torch
+from tqdm import tqdm
+
+from mara_chem.chem.smiles import canonicalize
+from mara_chem.models.language_model import LanguageModel
+from mara_chem.models.networks import build_network
+from mara_chem.models.prior_file import save_prior
+from mara_chem.models.tokenizer import Vocabulary, tokenize
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class PreparedData:
+    train: list[str]
+    valid: list[str]
+    vocabulary: Vocabulary
+    counts: dict[str, int] = field(default_factory=dict)
+    sha256: str = ""
+
+
+@dataclass
+class TrainConfig:
+    model_type: str = "rnn"
+    hyperparameters: dict = field(default_factory=dict)
+    batch_size: int = 128
+    learning_rate: float = 1e-3
+    max_epochs: int = 10
+    epoch_size: int | None = None  # SMILES per epoch; None = the whole training split
+    patience: int = 3
+    valid_fraction: float = 0.01
+    max_valid: int = 10_000
+    max_length: int = 100  # tokens, not counting start/end
+    min_token_count: int = 10
+    max_hours: float | None = None
+    seed: int = 0
+    device: str = "cpu"
+
+
+def read_smiles_file(path: str | Path) -> list[str]:
+    """First column of a .smi/.csv/.txt (optionally .gz) file; a header named like 'smiles' is skipped."""
+    import gzip
+
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    out: list[str] = []
+    with opener(path, "rt") as handle:
+        for n, line in enumerate(handle):
+            field0 = line.strip().replace("\t", ",").replace(" ", ",").split(",")[0]
+            if not field0 or (n == 0 and field0.lower() in ("smiles", "smile", "canonical_smiles")):
+                continue
+            out.append(field0)
+    return out
+
+
+def _canon_no_stereo_kept(s: str) -> str | None:
+    return canonicalize(s)
+
+
+def prepare_data(raw: list[str], cfg: TrainConfig, processes: int | None = None) -> PreparedData:
+    """Canonicalise, de-duplicate, filter by vocabulary and length; every drop is counted."""
+    processes = processes or max(1, (os.cpu_count() or 1))
+    with Pool(processes) as pool:
+        canon = pool.map(_canon_no_stereo_kept, raw, chunksize=4096)
+    counts: Counter[str] = Counter(input=len(raw))
+    valid = [c for c in canon if c]
+    counts["invalid"] = len(raw) - len(valid)
+    unique = list(dict.fromkeys(valid))
+    counts["duplicate"] = len(valid) - len(unique)
+    token_lists = [tokenize(s) for s in unique]
+    too_long = [len(t) > cfg.max_length for t in token_lists]
+    counts["too_long"] = sum(too_long)
+    token_counts = Counter(t for toks, long in zip(token_lists, too_long) if not long for t in toks)
+    vocab = Vocabulary([t for t, c in token_counts.items() if c >= cfg.min_token_count])
+    kept = []
+    for smi, toks, long in zip(unique, token_lists, too_long):
+        if long:
+            continue
+        if any(t not in vocab.index for t in toks):
+            counts["rare_token"] += 1
+            continue
+        kept.append(smi)
+    counts["kept"] = len(kept)
+    digest = hashlib.sha256("\n".join(kept).encode()).hexdigest()
+    rng = random.Random(cfg.seed)
+    rng.shuffle(kept)
+    n_valid = min(cfg.max_valid, max(1, int(len(kept) * cfg.valid_fraction)))
+    return PreparedData(train=kept[n_valid:], valid=kept[:n_valid], vocabulary=vocab, counts=dict(counts), sha256=digest)
+
+
+def _batches(smiles: list[str], batch_size: int, rng: random.Random) -> list[list[str]]:
+    """Shuffled batches of similar length (sorted inside chunks of 50 batches) to cut padding."""
+    order = smiles[:]
+    rng.shuffle(order)
+    chunk = batch_size * 50
+    batches = []
+    for i in range(0, len(order), chunk):
+        part = sorted(order[i : i + chunk], key=len)
+        batches.extend(part[j : j + batch_size] for j in range(0, len(part), batch_size))
+    rng.shuffle(batches)
+    return batches
+
+
+def nll_loss(model: LanguageModel, smiles: list[str]) -> torch.Tensor:
+    """Mean per-sequence negative log-likelihood."""
+    return -model.log_likelihood(smiles).mean()
+
+
+@torch.no_grad()
+def validation_loss(model: LanguageModel, smiles: list[str], batch_size: int = 512) -> float:
+    model.network.eval()
+    total = 0.0
+    for i in range(0, len(smiles), batch_size):
+        chunk = smiles[i : i + batch_size]
+        total += float(-model.log_likelihood(chunk).sum())
+    model.network.train()
+    return total / max(1, len(smiles))
+
+
+@torch.no_grad()
+def sample_quality(model: LanguageModel, n: int = 1000, batch_size: int = 500) -> dict[str, float]:
+    """Validity and uniqueness (among valid) of n fresh samples."""
+    smiles: list[str] = []
+    while len(smiles) < n:
+        smiles.extend(model.sample(min(batch_size, n - len(smiles))).smiles)
+    canon = [canonicalize(s) for s in smiles]
+    valid = [c for c in canon if c]
+    return {"validity": len(valid) / n, "uniqueness": len(set(valid)) / max(1, len(valid)), "n_samples": n}
+
+
+def _checkpoint_path(out: Path) -> Path:
+    return out.with_name(out.name + ".ckpt")
+
+
+def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: bool = True) -> LanguageModel:
+    """Train until early stopping, max_epochs or max_hours; the best-validation model is written to ``out``."""
+    out = Path(out)
+    torch.manual_seed(cfg.seed)
+    hp = {"max_length": cfg.max_length + 2, **cfg.hyperparameters}
+    network = build_network(cfg.model_type, vocab_size=len(data.vocabulary), **hp)
+    model = LanguageModel(network, data.vocabulary).to(cfg.device)
+    optimizer = torch.optim.Adam(network.parameters(), lr=cfg.learning_rate)
+    scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=1)
+    state = {"epoch": 0, "best_valid": math.inf, "bad_epochs": 0, "elapsed_s": 0.0, "history": []}
+    ckpt_path = _checkpoint_path(out)
+    if resume and ckpt_path.exists():
+        ckpt = torch.load(ckpt_path, map_location=cfg.device, weights_only=False)
+        if ckpt["data_sha256"] != data.sha256 or ckpt["vocabulary"] != data.vocabulary.tokens:
+            raise ValueError(f"checkpoint {ckpt_path} was made from other data; remove it or use --no-resume")
+        network.load_state_dict(ckpt["network"])
+        optimizer.load_state_dict(ckpt["optimizer"])
+        scheduler.load_state_dict(ckpt["scheduler"])
+        state = ckpt["state"]
+        log.info("resumed from %s after epoch %d", ckpt_path, state["epoch"])
+    rng = random.Random(cfg.seed)
+    for _ in range(state["epoch"]):  # replay the shuffles so a resumed run sees the same epochs
+        rng.random()
+    network.train()
+    while state["epoch"] < cfg.max_epochs and state["bad_epochs"] < cfg.patience:
+        if cfg.max_hours is not None and state["elapsed_s"] >= cfg.max_hours * 3600:
+            log.info("time budget of %.2f h reached", cfg.max_hours)
+            break
+        epoch_rng = random.Random(rng.random())
+        train = data.train if cfg.epoch_size is None else epoch_rng.sample(data.train, min(cfg.epoch_size, len(data.train)))
+        start = time.monotonic()
+        bar = tqdm(_batches(train, cfg.batch_size, epoch_rng), desc=f"epoch {state['epoch'] + 1}", unit="batch",
+                   mininterval=10, disable=None)
+        running = None
+        for batch in bar:
+            loss = nll_loss(model, batch)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(network.parameters(), 1.0)
+            optimizer.step()
+            value = loss.item()
+            running = value if running is None else 0.98 * running + 0.02 * value
+            bar.set_postfix(nll=f"{running:.2f}")
+        valid_loss = validation_loss(model, data.valid)
+        scheduler.step(valid_loss)
+        state["epoch"] += 1
+        state["elapsed_s"] += time.monotonic() - start
+        state["history"].append({"epoch": state["epoch"], "train_nll": running, "valid_nll": valid_loss,
+                                 "seconds": round(time.monotonic() - start, 1)})
+        log.info("epoch %d: train NLL %.3f, valid NLL %.3f", state["epoch"], running or float("nan"), valid_loss)
+        if valid_loss < state["best_valid"] - 1e-4:
+            state["best_valid"], state["bad_epochs"] = valid_loss, 0
+            _save_final(model, data, cfg, state, out)
+        else:
+            state["bad_epochs"] += 1
+        torch.save({"network": network.state_dict(), "optimizer": optimizer.state_dict(),
+                    "scheduler": scheduler.state_dict(), "state": state, "data_sha256": data.sha256,
+                    "vocabulary": data.vocabulary.tokens}, ckpt_path.with_suffix(".tmp"))
+        os.replace(ckpt_path.with_suffix(".tmp"), ckpt_path)
+    from mara_chem.models.prior_file import load_prior
+
+    return load_prior(out, cfg.device)
+
+
+def _save_final(model: LanguageModel, data: PreparedData, cfg: TrainConfig, state: dict, out: Path) -> None:
+    quality = sample_quality(model, n=1000)
+    model.network.train()
+    save_prior(
+        model, out,
+        training_data_sha256=data.sha256,
+        training_data_size=len(data.train),
+        validation_size=len(data.valid),
+        data_counts=data.counts,
+        epochs=state["epoch"],
+        validation_nll=state["best_valid"],
+        train_seconds=round(state["elapsed_s"], 1),
+        history=list(state["history"]),
+        config={k: v for k, v in asdict(cfg).items()},
+        **{f"save_{k}": v for k, v in quality.items()},
+    )

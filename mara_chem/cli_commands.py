@@ -1,9 +1,19 @@
-"""Registration hook for the RL, metrics and report sub-commands (filled as those modules land)."""
+"""Registers the sub-commands that live next to their own code (rl, metrics, report)."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
+
+_MODULES = ("mara_chem.rl.cli", "mara_chem.metrics.cli", "mara_chem.report.cli")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    return None
+    for name in _MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:  # a real missing dependency inside the module: surface it
+                raise
+            continue
+        module.register(sub)

@@ -40,15 +40,22 @@ class LanguageModel:
         self.network.to(device)
         return self
 
+    def _mask_special(self, logits: torch.Tensor) -> torch.Tensor:
+        """Padding and start can never be emitted: both sampling and likelihood renormalise without them."""
+        masked = logits.clone()
+        masked[..., self.vocabulary.pad_idx] = float("-inf")
+        masked[..., self.vocabulary.start_idx] = float("-inf")
+        return masked
+
     def sequence_log_likelihood(self, tokens: torch.Tensor) -> torch.Tensor:
         """log p(sequence) [B] of padded token rows ``^ ... $ <pad>...``; differentiable."""
         tokens = tokens.to(self.device)
-        logits = self.network(tokens[:, :-1])
+        logits = self._mask_special(self.network(tokens[:, :-1]))
         logp = F.log_softmax(logits.float(), dim=-1)
         target = tokens[:, 1:]
         per_token = logp.gather(-1, target.unsqueeze(-1)).squeeze(-1)
-        mask = (target != self.vocabulary.pad_idx).float()
-        return (per_token * mask).sum(dim=1)
+        mask = target != self.vocabulary.pad_idx
+        return torch.where(mask, per_token, torch.zeros_like(per_token)).sum(dim=1)
 
     def log_likelihood(self, smiles: Sequence[str]) -> torch.Tensor:
         """log p(SMILES) [B]; raises UnknownTokenError for tokens outside the vocabulary."""
@@ -70,7 +77,7 @@ class LanguageModel:
         state = None
         for t in range(1, self.max_length + 1):
             logits, state = self.network.step(token, state)
-            probs = torch.softmax(logits.float() / temperature, dim=-1)
+            probs = torch.softmax(self._mask_special(logits).float() / temperature, dim=-1)
             token = torch.multinomial(probs, 1, generator=generator).squeeze(1)
             out[active, t] = token
             running = token != vocab.end_idx

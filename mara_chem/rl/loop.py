@@ -1,0 +1,409 @@
+"""The staged-learning loop (DESIGN.md §4): sample -> canonicalise -> oracle -> filter -> replay -> loss -> step.
+
+The loop owns the optimiser, the oracle, the filters and the replay memory; the learning strategy only
+turns tensors into a loss. Stops on max_steps, max_score or the oracle budget, and never exceeds the budget.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import random
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from mara_chem.chem.smiles import canonicalize, murcko_scaffold
+from mara_chem.models.language_model import LanguageModel
+from mara_chem.models.prior_file import load_prior
+from mara_chem.models.tokenizer import UnknownTokenError
+from mara_chem.rl.checkpoint import CHECKPOINT_NAME, load_checkpoint, rng_state, save_checkpoint, set_rng_state
+from mara_chem.rl.config import RunConfig, Stage
+from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
+from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, scores_array
+from mara_chem.rl.replay import ReplayMemory
+from mara_chem.rl.strategies import StrategyBatch, build_strategy
+from mara_chem.rl.summary import SMILES_DUPLICATE, SMILES_INVALID, SMILES_VALID, HitTracker, SummaryCsv
+from mara_chem.scoring.scorer import Scorer
+
+log = logging.getLogger(__name__)
+
+
+class RunDirError(RuntimeError):
+    pass
+
+
+@dataclass
+class StepRecord:
+    stage: int
+    step: int
+    calls_used: int
+    budget: int | None
+    valid_fraction: float
+    duplicate_fraction: float
+    mean_score: float
+    best_score: float
+    hits: int
+    hit_scaffolds: int
+    loss: float
+    seconds: float
+    non_oracle_seconds: float
+
+
+@dataclass
+class RunResult:
+    run_dir: Path
+    steps: int
+    oracle_calls: int
+    hits: int
+    hit_scaffolds: int
+    stop_reason: str
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name.startswith("cuda") and not torch.cuda.is_available():
+        raise RuntimeError(f"device {name!r} requested but CUDA is not available")
+    return torch.device(name)
+
+
+def _endpoint_union(stages: list[Stage]) -> list[str]:
+    names: list[str] = []
+    for stage in stages:
+        for entry in stage.scoring.component:
+            for spec in entry.values():
+                names.extend(ep.name for ep in spec.endpoint if ep.name not in names)
+    return names
+
+
+class StagedLearning:
+    def __init__(self, config: RunConfig, overwrite: bool = False, quiet: bool = False, progress_every: int = 1):
+        self.config = config
+        self.quiet = quiet
+        self.progress_every = progress_every
+        self.run_dir = config.run_dir
+        self._prepare_run_dir(overwrite)
+        self.device = resolve_device(config.device)
+        if config.seed is not None:
+            random.seed(config.seed)
+            np.random.seed(config.seed)
+            torch.manual_seed(config.seed)
+        self.rng = random.Random(config.seed)
+        p = config.parameters
+        self.prior: LanguageModel = load_prior(p.prior_file, self.device)
+        self.prior.network.eval().requires_grad_(False)
+        self.agent: LanguageModel = load_prior(p.agent_file, self.device)
+        self.agent.network.train()
+        if self.agent.vocabulary != self.prior.vocabulary:
+            raise RunDirError("agent and prior have different vocabularies")
+        self.strategy_params = dict(config.learning_strategy)
+        self.strategy = build_strategy(**self.strategy_params)
+        self.optimizer = self._build_optimizer()
+        self.endpoints = _endpoint_union(config.stage)
+        self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
+        self.history: list[StepRecord] = []
+        self.global_step = 0
+        self.stage_index = 0
+        self.stage_step = 0
+        self.filter: DiversityFilter | None = None
+        self.memory = self._new_memory()
+        self.hits = HitTracker(p.hit_threshold)
+        self._resumed_state: dict[str, Any] | None = None
+        self._tb = None
+        ckpt = self.run_dir / CHECKPOINT_NAME
+        if ckpt.exists():
+            self._resume(ckpt)
+
+    # --- set-up -------------------------------------------------------------------------------------------
+    def _prepare_run_dir(self, overwrite: bool) -> None:
+        d = self.run_dir
+        if overwrite and d.exists():
+            for name in [CHECKPOINT_NAME, LOG_NAME, "run.json", *(f.name for f in d.glob("summary*.csv"))]:
+                (d / name).unlink(missing_ok=True)
+            if (d / "tb").exists():
+                shutil.rmtree(d / "tb")
+        d.mkdir(parents=True, exist_ok=True)
+        if (d / LOG_NAME).exists() and not (d / CHECKPOINT_NAME).exists():
+            raise RunDirError(f"{d} holds an oracle log but no checkpoint; use --overwrite to start again")
+        (d / "run.json").write_text(json.dumps(self.config.model_dump(mode="json"), indent=2))
+
+    def _build_optimizer(self) -> torch.optim.Optimizer:
+        rate = float(self.strategy_params.get("rate", 1e-4))
+        groups: list[dict[str, Any]] = [{"params": list(self.agent.network.parameters()), "lr": rate}]
+        extra = list(self.strategy.parameters()) if hasattr(self.strategy, "parameters") else []
+        if extra:
+            if hasattr(self.strategy, "to"):
+                self.strategy.to(self.device)
+            lr = self.strategy_params.get("log_z_lr") or rate * 100
+            groups.append({"params": list(self.strategy.parameters()), "lr": float(lr)})
+        return torch.optim.Adam(groups)
+
+    def _new_memory(self) -> ReplayMemory | None:
+        inc = self.config.inception
+        return ReplayMemory(inc.memory_size, inc.sample_size, inc.deduplicate) if inc and inc.memory_size else None
+
+    def _resume(self, path: Path) -> None:
+        state = load_checkpoint(path)
+        self.agent.network.load_state_dict(state["agent"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        if state.get("strategy") is not None and hasattr(self.strategy, "load_state_dict"):
+            self.strategy.load_state_dict(state["strategy"])
+        self.global_step, self.stage_index, self.stage_step = state["global_step"], state["stage_index"], state["stage_step"]
+        if self.memory is not None and state.get("memory"):
+            self.memory.load_state_dict(state["memory"])
+        self.hits = state["hits"]
+        self.history = state["history"]
+        set_rng_state(state["rng"])
+        self.rng.setstate(state["loop_rng"])
+        self._resumed_state = state
+        SummaryCsv(self._summary_path(self.stage_index), self.endpoints).truncate_after(self.global_step)
+        self._say(f"resuming {self.run_dir} at stage {self.stage_index + 1}, step {self.global_step}")
+
+    def _checkpoint(self) -> None:
+        save_checkpoint(self.run_dir / CHECKPOINT_NAME, {
+            "agent": self.agent.network.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "strategy": self.strategy.state_dict() if hasattr(self.strategy, "state_dict") else None,
+            "global_step": self.global_step, "stage_index": self.stage_index, "stage_step": self.stage_step,
+            "filter": self.filter.state_dict() if self.filter else None,
+            "memory": self.memory.state_dict() if self.memory else None,
+            "hits": self.hits, "history": self.history,
+            "rng": rng_state(), "loop_rng": self.rng.getstate(),
+        })
+
+    def _summary_path(self, stage_index: int) -> Path:
+        return Path(f"{self.config.parameters.summary_csv_prefix}_{stage_index + 1}.csv")
+
+    # --- the run ------------------------------------------------------------------------------------------
+    def run(self) -> RunResult:
+        stop_reason = "max_steps"
+        rows = self.oracle_log.read()
+        calls_before = 0
+        try:
+            for index, stage in enumerate(self.config.stage):
+                if index < self.stage_index:
+                    calls_before += sum(1 for r in rows if int(r["stage"]) == index + 1)
+                    continue
+                stop_reason = self._run_stage(index, stage, rows)
+        finally:
+            if self._tb is not None:
+                self._tb.close()
+        calls = len(self.oracle_log.read())
+        return RunResult(self.run_dir, self.global_step, calls, len(self.hits.hits), len(self.hits.scaffolds), stop_reason)
+
+    def _run_stage(self, index: int, stage: Stage, log_rows: list[dict[str, str]]) -> str:
+        scorer = Scorer(stage.scoring)
+        oracle = Oracle(scorer, self.oracle_log, index + 1, stage.max_oracle_calls)
+        oracle.restore(log_rows)
+        resuming = self._resumed_state is not None and self.stage_index == index
+        if not resuming:
+            self.stage_step = 0
+            if self.config.parameters.purge_memories or self.filter is None:
+                self.filter = build_filter(self.config.filter_for(stage))
+                if self.memory is not None and index > 0:
+                    self.memory = self._new_memory()
+        else:
+            self.filter = build_filter(self.config.filter_for(stage))
+            if self.filter is not None and self._resumed_state.get("filter"):
+                self.filter.load_state_dict(self._resumed_state["filter"])
+            self._resumed_state = None
+        self.stage_index = index
+        summary = SummaryCsv(self._summary_path(index), scorer.endpoint_names)
+        reason = "max_steps"
+        try:
+            while self.stage_step < stage.max_steps:
+                if oracle.exhausted:
+                    reason = "oracle budget"
+                    break
+                record = self._step(stage, oracle, summary)
+                if self.global_step % self.config.parameters.checkpoint_every == 0:
+                    self._checkpoint()
+                if (stage.max_score is not None and self.stage_step >= (stage.min_steps or 0)
+                        and record.mean_score >= stage.max_score):
+                    reason = "max_score"
+                    break
+            else:
+                reason = "max_steps"
+            if oracle.exhausted:
+                reason = "oracle budget"
+        finally:
+            scorer.close()
+        self._checkpoint()
+        self._say(f"stage {index + 1} finished ({reason}): {oracle.calls} oracle calls, {self.stage_step} steps")
+        return reason
+
+    def _step(self, stage: Stage, oracle: Oracle, summary: SummaryCsv) -> StepRecord:
+        t0 = time.perf_counter()
+        p = self.config.parameters
+        sampled = self.agent.sample(p.batch_size, temperature=p.temperature)
+        canon = [canonicalize(s) for s in sampled.smiles]
+        states, seen = [], set()
+        for c in canon:
+            states.append(SMILES_INVALID if c is None else SMILES_DUPLICATE if c in seen else SMILES_VALID)
+            if c is not None:
+                seen.add(c)
+        t_oracle = time.perf_counter()
+        scored = oracle.score([c for c in canon if c is not None], self.global_step + 1)
+        oracle_seconds = time.perf_counter() - t_oracle
+        totals = scores_array(canon, scored)
+        keep = np.array([c is None or c in scored for c in canon])  # valid but unscored (budget) rows drop out
+        scores = np.nan_to_num(totals, nan=0.0)
+        filtered = self.filter.apply([c if c in scored else None for c in canon], scores, self.global_step) if self.filter else scores
+        if self._zero_duplicates():
+            filtered = np.where(np.array(states) == SMILES_DUPLICATE, 0.0, filtered)
+        loss, rewards = self._update(sampled.tokens, canon, filtered, keep, oracle)
+        if self.memory is not None:
+            self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
+        self.stage_step += 1
+        self.global_step += 1
+        for c in dict.fromkeys(c for c in canon if c and c in scored):
+            self.hits.update(c, scored[c].total, murcko_scaffold(c))
+        elapsed = time.perf_counter() - t0
+        record = StepRecord(
+            stage=self.stage_index + 1, step=self.global_step, calls_used=oracle.calls, budget=oracle.budget,
+            valid_fraction=float(np.mean([c is not None for c in canon])),
+            duplicate_fraction=float(np.mean(np.array(states) == SMILES_DUPLICATE)),
+            mean_score=float(np.nanmean(np.where(np.array([c is not None for c in canon]), scores, np.nan))) if any(canon) else 0.0,
+            best_score=self.hits.best, hits=len(self.hits.hits), hit_scaffolds=len(self.hits.scaffolds),
+            loss=loss, seconds=elapsed, non_oracle_seconds=elapsed - oracle_seconds,
+        )
+        self.history.append(record)
+        self._write_summary(summary, sampled.smiles, canon, states, totals, filtered, rewards, keep, scored)
+        self._log_scalars(record)
+        if not self.quiet and (self.global_step % self.progress_every == 0):
+            self._say(self._progress_line(record))
+        return record
+
+    def _zero_duplicates(self) -> bool:
+        """REINVENT zeroes in-batch duplicates; frequency-aware strategies (IPS) count them instead."""
+        return bool(getattr(self.strategy, "zero_batch_duplicates", True))
+
+    def _update(self, tokens: torch.Tensor, canon: list[str | None], filtered: np.ndarray, keep: np.ndarray,
+                oracle: Oracle) -> tuple[float, np.ndarray]:
+        idx = torch.as_tensor(np.nonzero(keep)[0], dtype=torch.long)
+        tokens = tokens[idx.to(tokens.device)]
+        kept_canon = [canon[i] for i in idx.tolist()]
+        replay = self.memory.sample(self.rng, self.config.parameters.randomize_smiles) if self.memory else []
+        replay_tokens, replay_scores = self._encode([s for s, _ in replay]), [v for s, v in replay]
+        if replay_tokens is None:
+            replay_scores = []
+        agent_logp = self.agent.sequence_log_likelihood(tokens)
+        with torch.no_grad():
+            prior_logp = self.prior.sequence_log_likelihood(tokens)
+        scores = torch.as_tensor(filtered[keep], dtype=torch.float32, device=self.device)
+        ids = _outcome_ids(kept_canon)
+        is_replay = torch.zeros(len(kept_canon), dtype=torch.bool)
+        if replay_scores:
+            agent_logp = torch.cat([agent_logp, self.agent.sequence_log_likelihood(replay_tokens)])
+            with torch.no_grad():
+                prior_logp = torch.cat([prior_logp, self.prior.sequence_log_likelihood(replay_tokens)])
+            scores = torch.cat([scores, torch.as_tensor(replay_scores, dtype=torch.float32, device=self.device)])
+            ids = torch.cat([ids, torch.arange(len(replay_scores)) + int(ids.max().item() if len(ids) else 0) + 1])
+            is_replay = torch.cat([is_replay, torch.ones(len(replay_scores), dtype=torch.bool)])
+        batch = StrategyBatch(
+            agent_logp=agent_logp, prior_logp=prior_logp, scores=scores, outcome_ids=ids.to(self.device),
+            is_replay=is_replay.to(self.device), prior_sample_agent_logp=self._prior_sample_logp(len(kept_canon)),
+            **self._anchor_pool(),
+        )
+        out = self.strategy(batch)
+        self.optimizer.zero_grad(set_to_none=True)
+        out.loss.backward()
+        self.optimizer.step()
+        rewards = np.full(len(canon), np.nan)
+        rewards[keep] = out.rewards[: len(kept_canon)].detach().cpu().numpy()
+        return float(out.loss.detach()), rewards
+
+    def _encode(self, smiles: list[str]) -> torch.Tensor | None:
+        good = []
+        for s in smiles:
+            try:
+                self.agent.vocabulary.encode(s)
+                good.append(s)
+            except UnknownTokenError:
+                continue
+        return self.agent.vocabulary.encode_batch(good).to(self.device) if good else None
+
+    def _prior_sample_logp(self, n: int) -> torch.Tensor | None:
+        """Agent log-likelihood of prior samples: the maximum-likelihood form of a forward-KL term."""
+        if self.strategy_params.get("kl") != "forward":
+            return None
+        sampled = self.prior.sample(max(1, n))
+        return self.agent.sequence_log_likelihood(sampled.tokens)
+
+    def _anchor_pool(self) -> dict[str, torch.Tensor | None]:
+        if self.strategy_params.get("anchor_pool") != "batch+memory" or not self.memory or not len(self.memory):
+            return {}
+        tokens = self._encode([s for s, _ in self.memory.entries])
+        if tokens is None:
+            return {}
+        good = [v for s, v in self.memory.entries if s]
+        with torch.no_grad():
+            pool_logp = self.prior.sequence_log_likelihood(tokens)
+        return {"anchor_pool_prior_logp": pool_logp,
+                "anchor_pool_scores": torch.as_tensor(good[: len(pool_logp)], dtype=torch.float32, device=self.device)}
+
+    # --- outputs ------------------------------------------------------------------------------------------
+    def _write_summary(self, summary: SummaryCsv, raw_smiles: list[str], canon: list[str | None], states: list[int],
+                       totals: np.ndarray, filtered: np.ndarray, rewards: np.ndarray, keep: np.ndarray,
+                       scored: dict) -> None:
+        rows = []
+        for i, smi in enumerate(raw_smiles):
+            c = canon[i]
+            entry = scored.get(c) if c else None
+            row: dict[str, object] = {
+                "Agent": "", "Prior": "", "Target": _fmt(rewards[i]), "Score": _fmt(filtered[i] if keep[i] else math.nan),
+                "SMILES": c or smi, "SMILES_state": states[i], "Scaffold": murcko_scaffold(c) if c else "",
+                "step": self.global_step,
+            }
+            for e in summary.columns[7:-1]:
+                if e.endswith(" (raw)"):
+                    row[e] = _fmt(entry.raw.get(e[:-6], math.nan)) if entry else ""
+                else:
+                    row[e] = _fmt(entry.scores.get(e, math.nan)) if entry else ""
+            rows.append(row)
+        summary.append(rows)
+
+    def _log_scalars(self, r: StepRecord) -> None:
+        if not self.config.tb_logdir:
+            return
+        if self._tb is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._tb = SummaryWriter(self.config.tb_logdir)
+        for key in ("calls_used", "valid_fraction", "duplicate_fraction", "mean_score", "best_score", "hits",
+                    "hit_scaffolds", "loss", "seconds"):
+            self._tb.add_scalar(key, getattr(r, key), r.step)
+
+    def _progress_line(self, r: StepRecord) -> str:
+        budget = f"/{r.budget}" if r.budget else ""
+        return (f"stage {r.stage} step {r.step:4d} | oracle {r.calls_used}{budget} | valid {r.valid_fraction:4.0%} "
+                f"dup {r.duplicate_fraction:4.0%} | mean {r.mean_score:.3f} best {r.best_score:.3f} | "
+                f"hits>={self.hits.threshold:g} {r.hits} ({r.hit_scaffolds} scaffolds) | {r.seconds:.2f} s")
+
+    def _say(self, text: str) -> None:
+        if not self.quiet:
+            print(text, file=sys.stderr, flush=True)
+
+
+def _outcome_ids(canon: list[str | None]) -> torch.Tensor:
+    """Same id for the same canonical molecule; each invalid sample gets its own id."""
+    table: dict[str, int] = {}
+    ids = []
+    for i, c in enumerate(canon):
+        if c is None:
+            ids.append(len(canon) + i)
+        else:
+            ids.append(table.setdefault(c, len(table)))
+    return torch.as_tensor(ids, dtype=torch.long)
+
+
+def _fmt(value: float) -> str:
+    return "" if value is None or not math.isfinite(float(value)) else f"{float(value):.6g}"

@@ -1,0 +1,53 @@
+"""REINVENT-style per-step summary CSV (every sampled SMILES) and the live progress line."""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SMILES_INVALID, SMILES_VALID, SMILES_DUPLICATE = 0, 1, 2
+
+
+class SummaryCsv:
+    def __init__(self, path: Path, endpoints: list[str]):
+        self.path = path
+        self.columns = ["Agent", "Prior", "Target", "Score", "SMILES", "SMILES_state", "Scaffold",
+                        *endpoints, *(f"{e} (raw)" for e in endpoints), "step"]
+
+    def truncate_after(self, step: int) -> None:
+        """Drop rows of steps after ``step`` (they are redone after a resume)."""
+        if not self.path.exists():
+            return
+        with open(self.path, newline="") as handle:
+            rows = [r for r in csv.DictReader(handle) if r.get("step", "").isdigit() and int(r["step"]) <= step]
+        with open(self.path, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=self.columns)
+            writer.writeheader()
+            writer.writerows(rows)
+
+    def append(self, rows: list[dict[str, object]]) -> None:
+        new = not self.path.exists() or self.path.stat().st_size == 0
+        with open(self.path, "a", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=self.columns)
+            if new:
+                writer.writeheader()
+            writer.writerows(rows)
+
+
+@dataclass
+class HitTracker:
+    """Running hits (unique molecules with score >= threshold) and their scaffolds, for the progress line."""
+
+    threshold: float
+    hits: set[str] = field(default_factory=set)
+    scaffolds: set[str] = field(default_factory=set)
+    best: float = 0.0
+
+    def update(self, smiles: str, score: float, scaffold: str | None) -> None:
+        if math.isfinite(score):
+            self.best = max(self.best, score)
+            if score >= self.threshold and smiles not in self.hits:
+                self.hits.add(smiles)
+                self.scaffolds.add(scaffold or "")

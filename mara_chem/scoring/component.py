@@ -1,0 +1,114 @@
+"""Scoring components: the public ``__call__`` keeps the books, subclasses fill one hook.
+
+A component maps canonical SMILES to *raw* values (QED, kcal/mol, ...). Failures are NaN with a reason,
+never a crash and never a silent zero. Each component owns a typed pydantic parameter model; unknown
+parameters are errors that name the key.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from mara_chem.chem.smiles import to_mol
+from mara_chem.scoring.registry import Registry
+
+
+class ComponentParams(BaseModel):
+    """Base of every component's parameter model (``[stage.scoring.component.X.endpoint] params``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class Failure:
+    """A molecule that could not be scored, with the reason that goes to the oracle log."""
+
+    reason: str
+
+
+@dataclass
+class ComponentResult:
+    values: np.ndarray  # raw values, NaN where scoring failed
+    reasons: list[str | None] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.reasons:
+            self.reasons = [None] * len(self.values)
+
+
+COMPONENTS: Registry["ScoringComponent"] = Registry("scoring component")
+
+
+class ScoringComponent:
+    """Base class. Subclasses set ``name`` and ``Params`` and implement ``score_mol`` or ``score_batch``."""
+
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    Params: ClassVar[type[ComponentParams]] = ComponentParams
+    #: "score" components enter the weighted mean; "penalty" components multiply the aggregate (REINVENT's filters)
+    role: ClassVar[str] = "score"
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("name"):
+            for key in (cls.name, *cls.aliases):
+                COMPONENTS.add(key, cls)
+
+    def __init__(self, params: ComponentParams | dict | None = None):
+        if params is None or isinstance(params, dict):
+            params = self.Params(**(params or {}))
+        self.params = params
+
+    def __call__(self, smiles: Sequence[str]) -> ComponentResult:
+        """Score a batch; any per-molecule exception or non-finite value becomes NaN with a reason."""
+        outputs = self.score_batch(list(smiles))
+        if len(outputs) != len(smiles):
+            raise RuntimeError(f"component {self.name} returned {len(outputs)} values for {len(smiles)} SMILES")
+        values = np.full(len(smiles), np.nan, dtype=float)
+        reasons: list[str | None] = [None] * len(smiles)
+        for i, out in enumerate(outputs):
+            if isinstance(out, Failure):
+                reasons[i] = f"{self.name}: {out.reason}"
+            elif out is None or not math.isfinite(float(out)):
+                reasons[i] = f"{self.name}: non-finite value {out!r}"
+            else:
+                values[i] = float(out)
+        return ComponentResult(values, reasons)
+
+    def score_batch(self, smiles: list[str]) -> list[float | Failure]:
+        """Default hook: one molecule at a time through ``score_mol``; override for batched/parallel work."""
+        results: list[float | Failure] = []
+        for smi in smiles:
+            mol = to_mol(smi)
+            if mol is None:
+                results.append(Failure("invalid SMILES"))
+                continue
+            try:
+                results.append(float(self.score_mol(mol)))
+            except Exception as exc:  # a component bug on one molecule must not kill the run
+                results.append(Failure(f"{type(exc).__name__}: {exc}"))
+        return results
+
+    def score_mol(self, mol: Any) -> float:
+        raise NotImplementedError(f"{type(self).__name__} implements neither score_mol nor score_batch")
+
+    def cache_key(self) -> str:
+        """Identifies the settings that determine the value (for persistent caches)."""
+        return f"{self.name}:{self.params.model_dump_json()}"
+
+    def close(self) -> None:
+        """Release worker pools or other resources; called once at the end of a run."""
+
+
+def list_components() -> list[str]:
+    return COMPONENTS.names()
+
+
+def build_component(name: str, params: dict | None = None) -> ScoringComponent:
+    return COMPONENTS.get(name)(params or {})

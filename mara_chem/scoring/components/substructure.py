@@ -1,0 +1,78 @@
+"""SMARTS-based components: counts, matches, and alert filters."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from pydantic import Field, field_validator
+from rdkit import Chem
+
+from mara_chem.scoring.component import ComponentParams, ScoringComponent
+
+
+class SmartsParams(ComponentParams):
+    smarts: list[str] = Field(min_length=1)
+    use_chirality: bool = False
+
+    @field_validator("smarts", mode="before")
+    @classmethod
+    def _listify(cls, value: object) -> object:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("smarts")
+    @classmethod
+    def _parse(cls, value: list[str]) -> list[str]:
+        bad = [s for s in value if Chem.MolFromSmarts(s) is None]
+        if bad:
+            raise ValueError(f"invalid SMARTS: {bad}")
+        return value
+
+
+class _SmartsComponent(ScoringComponent):
+    Params = SmartsParams
+
+    @cached_property
+    def patterns(self) -> list[Chem.Mol]:
+        return [Chem.MolFromSmarts(s) for s in self.params.smarts]
+
+    def _matches(self, mol: Chem.Mol) -> list[int]:
+        chiral = self.params.use_chirality
+        return [len(mol.GetSubstructMatches(p, useChirality=chiral)) for p in self.patterns]
+
+
+class GroupCount(_SmartsComponent):
+    """Total number of matches of the SMARTS patterns."""
+
+    name = "GroupCount"
+
+    def score_mol(self, mol: Chem.Mol) -> float:
+        return float(sum(self._matches(mol)))
+
+
+class SubstructureMatch(_SmartsComponent):
+    """1 if any pattern matches, else 0 (a score component, e.g. to reward a warhead)."""
+
+    name = "SubstructureMatch"
+
+    def score_mol(self, mol: Chem.Mol) -> float:
+        return float(any(self._matches(mol)))
+
+
+class MatchingSubstructure(_SmartsComponent):
+    """REINVENT's penalty: the total score is multiplied by 1 if a pattern matches, else 0.5."""
+
+    name = "MatchingSubstructure"
+    role = "penalty"
+
+    def score_mol(self, mol: Chem.Mol) -> float:
+        return 1.0 if any(self._matches(mol)) else 0.5
+
+
+class CustomAlerts(_SmartsComponent):
+    """Structural alerts filter: the total score is multiplied by 0 if any alert matches."""
+
+    name = "CustomAlerts"
+    role = "penalty"
+
+    def score_mol(self, mol: Chem.Mol) -> float:
+        return 0.0 if any(self._matches(mol)) else 1.0

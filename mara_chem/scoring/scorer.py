@@ -1,0 +1,80 @@
+"""Builds endpoints from a validated ScoringSpec and scores batches of canonical SMILES."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+import mara_chem.scoring.components  # noqa: F401  (registers the built-in components)
+from mara_chem.scoring.aggregation import get_aggregator
+from mara_chem.scoring.component import ScoringComponent, build_component
+from mara_chem.scoring.spec import ScoringSpec
+from mara_chem.scoring.transforms import Transform, build_transform
+
+
+@dataclass
+class Endpoint:
+    name: str
+    component: ScoringComponent
+    weight: float
+    transform: Transform | None
+
+    def score(self, smiles: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
+        result = self.component(smiles)
+        scored = self.transform(result.values) if self.transform else np.clip(result.values, 0.0, 1.0)
+        return scored, result.values, result.reasons
+
+
+@dataclass
+class ScoreResult:
+    total: np.ndarray  # [N], NaN where nothing could be scored
+    scores: dict[str, np.ndarray]  # endpoint -> transformed score
+    raw: dict[str, np.ndarray]  # endpoint -> raw value
+    reasons: list[str | None]
+
+
+class Scorer:
+    def __init__(self, spec: ScoringSpec):
+        self.aggregate = get_aggregator(spec.type)
+        self.endpoints: list[Endpoint] = []
+        for entry in spec.component:
+            (cname, cspec), = entry.items()
+            for ep in cspec.endpoint:
+                self.endpoints.append(
+                    Endpoint(ep.name, build_component(cname, ep.params), ep.weight, build_transform(ep.transform))
+                )
+
+    @property
+    def endpoint_names(self) -> list[str]:
+        return [e.name for e in self.endpoints]
+
+    def __call__(self, smiles: Sequence[str]) -> ScoreResult:
+        n = len(smiles)
+        scores, raw = {}, {}
+        reasons: list[list[str]] = [[] for _ in range(n)]
+        for ep in self.endpoints:
+            s, r, why = ep.score(smiles) if n else (np.zeros(0), np.zeros(0), [])
+            scores[ep.name], raw[ep.name] = s, r
+            for i, reason in enumerate(why):
+                if reason:
+                    reasons[i].append(reason)
+        total = self._combine(scores, n)
+        return ScoreResult(total, scores, raw, ["; ".join(r) if r else None for r in reasons])
+
+    def _combine(self, scores: dict[str, np.ndarray], n: int) -> np.ndarray:
+        main = [e for e in self.endpoints if e.component.role == "score"]
+        penalties = [e for e in self.endpoints if e.component.role == "penalty"]
+        if main:
+            values = np.column_stack([scores[e.name] for e in main])
+            total = self.aggregate(values, np.array([e.weight for e in main], dtype=float))
+        else:
+            total = np.ones(n)
+        for e in penalties:
+            total = total * np.where(np.isfinite(scores[e.name]), scores[e.name], 1.0)
+        return total
+
+    def close(self) -> None:
+        for ep in self.endpoints:
+            ep.component.close()

@@ -1,0 +1,29 @@
+"""Run metrics from the oracle log (DESIGN.md §6): Yield, OB_N, IntDiv1, #Circles, PMO AUC top-k, collapse.
+
+Names are imported lazily (PEP 562) so that building the CLI parser does not load RDKit and pandas.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "top_k_auc": "auc", "top_k_mean": "auc",
+    "batch_duplicates": "collapse", "duplicate_fraction": "collapse", "duplicate_fraction_per_step": "collapse",
+    "scaffold_stats": "collapse",
+    "MetricOptions": "compute", "compute_metrics": "compute", "threshold_metrics": "compute",
+    "FingerprintSpec": "diversity", "int_div1": "diversity", "int_div1_fps": "diversity", "n_circles": "diversity",
+    "n_circles_fps": "diversity",
+    "Molecule": "oracle_log", "OracleLog": "oracle_log", "read_oracle_log": "oracle_log",
+    "unique_molecules": "oracle_log",
+    "format_table": "table", "html_table": "table",
+    "hits": "yield_ob", "oracle_burden": "yield_ob", "yield_count": "yield_ob",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'mara_chem.metrics' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"mara_chem.metrics.{_EXPORTS[name]}"), name)

@@ -1,0 +1,54 @@
+"""``mara-chem metrics RUN_DIR --threshold 0.8 0.85 --budget 10000``: print the table, write metrics.json."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def add_fingerprint_args(parser: argparse.ArgumentParser) -> None:
+    """--radius/--bits (Morgan) and the #Circles knobs, shared with ``report``."""
+    parser.add_argument("--radius", type=int, default=2, help="Morgan radius (default 2)")
+    parser.add_argument("--bits", type=int, default=2048, help="Morgan fingerprint size (default 2048)")
+    parser.add_argument("--circle-distance", type=float, default=0.75, help="#Circles distance t (default 0.75)")
+    parser.add_argument("--seed", type=int, default=0, help="#Circles visiting-order seed (default 0)")
+
+
+def options_from_args(args: argparse.Namespace):
+    from mara_chem.metrics.compute import MetricOptions
+    from mara_chem.metrics.diversity import FingerprintSpec
+
+    return MetricOptions(n=getattr(args, "n", 100), fingerprint=FingerprintSpec(args.radius, args.bits),
+                         circle_distance=args.circle_distance, seed=args.seed)
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    from mara_chem.metrics.compute import compute_metrics
+    from mara_chem.metrics.table import format_table
+
+    try:
+        metrics = compute_metrics(args.run_dir, args.threshold, args.budget, options_from_args(args))
+    except (FileNotFoundError, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    out = args.json or Path(args.run_dir) / "metrics.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(metrics, indent=2) + "\n")
+    print(format_table(metrics))
+    print(f"wrote {out}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the ``metrics`` sub-command."""
+    p = sub.add_parser("metrics", help="Yield, OB_N, IntDiv1, #Circles, AUC top-10 from a run's oracle log")
+    p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    p.add_argument("--threshold", type=float, nargs="+", default=[0.8], help="score thresholds τ (default 0.8)")
+    p.add_argument("--budget", type=int, default=None,
+                   help="oracle-call budget B (default: run.json stages' max_oracle_calls, else calls in the log)")
+    p.add_argument("--n", type=int, default=100, help="N of OB_N (default 100)")
+    add_fingerprint_args(p)
+    p.add_argument("--json", type=Path, default=None, help="output path (default RUN_DIR/metrics.json)")
+    p.set_defaults(func=cmd_metrics)

@@ -1,0 +1,79 @@
+"""Diversity of the hits: IntDiv1 (MOSES) and #Circles (Xie et al., ICLR 2023), on Morgan fingerprints."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from rdkit import DataStructs
+from rdkit.DataStructs import ExplicitBitVect
+
+from mara_chem.chem.fingerprints import morgan_fingerprint
+
+CIRCLE_DISTANCE = 0.75
+
+
+@dataclass(frozen=True)
+class FingerprintSpec:
+    """The fingerprint every diversity number uses; stated in metrics.json and the report."""
+
+    radius: int = 2
+    n_bits: int = 2048
+
+    def describe(self) -> str:
+        return f"RDKit Morgan (rdFingerprintGenerator), radius {self.radius}, {self.n_bits} bits, Tanimoto"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"type": "morgan", "radius": self.radius, "n_bits": self.n_bits, "description": self.describe()}
+
+
+def fingerprints(smiles: Sequence[str], spec: FingerprintSpec = FingerprintSpec()) -> list[ExplicitBitVect]:
+    """Fingerprints, one per SMILES; hits are valid by construction, so an invalid SMILES is an error."""
+    fps = [morgan_fingerprint(s, spec.radius, spec.n_bits) for s in smiles]
+    bad = [s for s, fp in zip(smiles, fps) if fp is None]
+    if bad:
+        raise ValueError(f"invalid SMILES cannot be fingerprinted: {bad[:3]}")
+    return fps  # type: ignore[return-value]
+
+
+def int_div1_fps(fps: Sequence[ExplicitBitVect]) -> float | None:
+    """MOSES IntDiv1 = 1 − (1/n²)·Σ_{i,j} T_ij with the diagonal (T_ii = 1) included.
+
+    n = 0: None (undefined, 0/0). n = 1: 0.0 (the formula gives 1 − 1/1).
+    """
+    n = len(fps)
+    if n == 0:
+        return None
+    off_diagonal = sum(sum(DataStructs.BulkTanimotoSimilarity(fps[i], list(fps[i + 1:]))) for i in range(n - 1))
+    return float(1.0 - (n + 2.0 * off_diagonal) / (n * n))
+
+
+def int_div1(smiles: Sequence[str], spec: FingerprintSpec = FingerprintSpec()) -> float | None:
+    """IntDiv1 of a set of SMILES (see ``int_div1_fps``)."""
+    return int_div1_fps(fingerprints(smiles, spec))
+
+
+def circle_order(n: int, seed: int = 0) -> np.ndarray:
+    """Visiting order for greedy packing: ``numpy.random.default_rng(seed).permutation(n)`` of the input order."""
+    return np.random.default_rng(seed).permutation(n)
+
+
+def n_circles_fps(fps: Sequence[ExplicitBitVect], t: float = CIRCLE_DISTANCE, seed: int = 0) -> int:
+    """#Circles by greedy sphere packing: a molecule joins if 1 − Tanimoto to EVERY chosen one is > t.
+
+    Molecules are visited in ``circle_order(len(fps), seed)``; the greedy count is a lower bound of the
+    maximal packing (Xie et al. 2023, "How much space has been explored?").
+    """
+    chosen: list[ExplicitBitVect] = []
+    for i in circle_order(len(fps), seed):
+        fp = fps[int(i)]
+        if not chosen or (1.0 - np.asarray(DataStructs.BulkTanimotoSimilarity(fp, chosen))).min() > t:
+            chosen.append(fp)
+    return len(chosen)
+
+
+def n_circles(smiles: Sequence[str], t: float = CIRCLE_DISTANCE, seed: int = 0,
+              spec: FingerprintSpec = FingerprintSpec()) -> int:
+    """#Circles of a set of SMILES (input order = call order for hits; see ``n_circles_fps``)."""
+    return n_circles_fps(fingerprints(smiles, spec), t, seed)

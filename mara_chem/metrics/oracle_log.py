@@ -1,0 +1,159 @@
+"""Reading the append-only oracle log (``RUN_DIR/oracle_log.csv``) that every metric is computed from.
+
+One row per oracle call: ``call,step[,stage],smiles,score,<endpoint>...,<endpoint>_raw...,reason`` (DESIGN.md §4).
+The reader is robust to what an append-only file written by a live (or killed) run can contain:
+a final partially written line (dropped), duplicate SMILES (a molecule counts once, at its first call),
+invalid SMILES (skipped and counted) and failed scores (NaN: the call is spent, never a hit).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+import pandas as pd
+
+from mara_chem.chem.smiles import canonicalize
+
+LOG_NAME = "oracle_log.csv"
+FIXED_COLUMNS = ("call", "step", "smiles", "score")
+META_COLUMNS = (*FIXED_COLUMNS, "stage", "reason")  # ``stage`` is written by mara_chem.rl.oracle; optional here
+
+
+class Molecule(NamedTuple):
+    """A unique molecule at its first oracle call (1-based ``call``); ``score`` is NaN when scoring failed."""
+
+    call: int
+    step: int
+    smiles: str
+    score: float
+
+
+@dataclass
+class OracleLog:
+    """The parsed log plus counts of what the reader skipped (reported next to the metrics)."""
+
+    df: pd.DataFrame
+    endpoints: list[str] = field(default_factory=list)
+    n_dropped_lines: int = 0
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.df)
+
+    def counts(self, budget: int | None = None) -> dict[str, int]:
+        """Calls, invalid SMILES, duplicate rows and failed scores among calls <= budget."""
+        df = self.df if budget is None else self.df[self.df["call"] <= budget]
+        valid = df["canonical"].notna()
+        return {
+            "rows": int(len(df)),
+            "n_calls": n_calls(df, budget),
+            "invalid_smiles": int((~valid).sum()),
+            "duplicates": int(df.loc[valid, "canonical"].duplicated().sum()),
+            "failed_scores": int(df["score"].isna().sum()),
+            "dropped_lines": int(self.n_dropped_lines),
+        }
+
+    def molecules(self, budget: int | None = None) -> list[Molecule]:
+        """Unique valid molecules at their first call within the budget (see ``unique_molecules``)."""
+        df = self.df
+        return unique_molecules(df["call"].tolist(), df["smiles"].tolist(), df["score"].tolist(),
+                                budget=budget, steps=df["step"].tolist(), canonical=df["canonical"].tolist())
+
+
+def _complete_records(text: str) -> tuple[list[list[str]], int]:
+    """CSV records of the complete lines; a last line without its newline is a partial write and dropped."""
+    records = list(csv.reader(io.StringIO(text)))
+    dropped = 0
+    if text and not text.endswith("\n") and records:
+        records.pop()
+        dropped = 1
+    return records, dropped
+
+
+def _to_frame(header: list[str], records: list[list[str]]) -> tuple[pd.DataFrame, int]:
+    """Keep rows with the header's field count and an integer call index; count the rest as dropped."""
+    good = [r for r in records if len(r) == len(header)]
+    df = pd.DataFrame(good, columns=header)
+    df["call"] = pd.to_numeric(df["call"], errors="coerce")
+    bad = df["call"].isna()
+    df = df[~bad].copy()
+    df["call"] = df["call"].astype(int)
+    for col in ("step", "stage"):
+        if col in df:
+            df[col] = pd.to_numeric(df[col], errors="coerce").fillna(-1).astype(int)
+    for col in header:
+        if col not in META_COLUMNS or col == "score":
+            df[col] = pd.to_numeric(df[col], errors="coerce")
+    return df.sort_values("call", kind="stable").reset_index(drop=True), len(records) - len(good) + int(bad.sum())
+
+
+def read_oracle_log(path: str | Path) -> OracleLog:
+    """Parse ``oracle_log.csv`` (or a run folder containing it); adds a ``canonical`` column (None if invalid)."""
+    path = Path(path)
+    if path.is_dir() or not path.suffix:
+        path = path / LOG_NAME
+    if not path.is_file():
+        raise FileNotFoundError(f"no oracle log at {path}")
+    records, dropped = _complete_records(path.read_text())
+    if not records:
+        raise ValueError(f"{path}: empty oracle log (no header)")
+    header = [h.strip() for h in records[0]]
+    missing = [c for c in FIXED_COLUMNS if c not in header]
+    if missing:
+        raise ValueError(f"{path}: oracle log lacks columns {missing}; header is {header}")
+    df, bad = _to_frame(header, records[1:])
+    df["canonical"] = _canonical_column(df["smiles"].tolist())
+    endpoints = [c for c in header if c not in META_COLUMNS and not c.endswith("_raw")]
+    return OracleLog(df=df, endpoints=endpoints, n_dropped_lines=dropped + bad)
+
+
+def _canonical_column(smiles: list[str]) -> list[str | None]:
+    """Re-canonicalise (the writer's canonical form may differ by RDKit version); None marks invalid."""
+    cache: dict[str, str | None] = {}
+    for s in smiles:
+        if s not in cache:
+            cache[s] = canonicalize(s) if isinstance(s, str) and s else None
+    return [cache[s] for s in smiles]
+
+
+def n_calls(df: pd.DataFrame, budget: int | None = None) -> int:
+    """Oracle calls spent within the budget: the largest call index <= budget (0 for an empty log)."""
+    calls = df["call"] if budget is None else df.loc[df["call"] <= budget, "call"]
+    return int(calls.max()) if len(calls) else 0
+
+
+def _as_float(x: object) -> float:
+    try:
+        value = float(x)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return math.nan
+    return value
+
+
+def unique_molecules(calls: Sequence[int], smiles: Sequence[str], scores: Sequence[float],
+                     budget: int | None = None, steps: Sequence[int] | None = None,
+                     canonical: Sequence[str | None] | None = None) -> list[Molecule]:
+    """Unique molecules in call order, each at its FIRST call <= budget, with that call's score.
+
+    Invalid SMILES are skipped; later repeats of a canonical SMILES are ignored (PMO's cache semantics:
+    a molecule is charged and scored once). ``canonical`` may pass precomputed canonical forms.
+    """
+    canon = list(canonical) if canonical is not None else [canonicalize(s) if isinstance(s, str) else None
+                                                           for s in smiles]
+    steps = list(steps) if steps is not None else [-1] * len(calls)
+    order = sorted(range(len(calls)), key=lambda i: int(calls[i]))
+    seen: set[str] = set()
+    out: list[Molecule] = []
+    for i in order:
+        c, smi = int(calls[i]), canon[i]
+        if (budget is not None and c > budget) or not isinstance(smi, str) or smi in seen:
+            continue
+        seen.add(smi)
+        out.append(Molecule(c, int(steps[i]), smi, _as_float(scores[i])))
+    return out

@@ -1,0 +1,65 @@
+"""The metrics table (one row per threshold), as plain text for the terminal and HTML for the report."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+
+HEADERS = ("τ", "Yield", "OB_N", "IntDiv1", "#Circles", "AUC top-k", "#Scaffolds", "Top scaffold share")
+
+
+def _fmt(value: object, digits: int = 3) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def table_rows(metrics: Mapping[str, object]) -> tuple[list[str], list[list[str]]]:
+    """Headers (with N and k filled in) and formatted rows; OB_N not reached prints as 'not reached'."""
+    auc = metrics["auc"]  # type: ignore[index]
+    rows = []
+    for row in metrics["thresholds"]:  # type: ignore[union-attr]
+        ob = "not reached" if row["ob_n"] is None else str(row["ob_n"])
+        rows.append([_fmt(row["threshold"], 2), str(row["yield"]), ob, _fmt(row["intdiv1"]), str(row["n_circles"]),
+                     _fmt(auc["value"]), str(row["n_scaffolds"]), _fmt(row["top_scaffold_share"])])
+    n = metrics["thresholds"][0]["n"] if metrics["thresholds"] else 100  # type: ignore[index]
+    headers = [h.replace("OB_N", f"OB{n}").replace("top-k", f"top-{auc['k']}") for h in HEADERS]
+    return headers, rows
+
+
+def footer(metrics: Mapping[str, object]) -> list[str]:
+    """Lines that state budget, fingerprint, circle parameters and the log's skipped rows."""
+    log, circles, dup = metrics["log"], metrics["circles"], metrics["batch_duplicates"]  # type: ignore[index]
+    dup_text = f"mean {dup['mean']:.3f}, last step {dup['last']:.3f}" if dup["available"] else "n/a (no summary CSV)"
+    return [
+        f"budget {metrics['budget']} ({metrics['budget_source']}); calls spent {log['n_calls']}; "
+        f"unique molecules {metrics['unique_molecules']}",
+        f"log: {log['invalid_smiles']} invalid SMILES, {log['duplicates']} repeated SMILES, "
+        f"{log['failed_scores']} failed scores, {log['dropped_lines']} dropped lines",
+        f"fingerprint: {metrics['fingerprint']['description']}",
+        f"#Circles: distance > {circles['distance']}, seed {circles['seed']}",
+        f"in-batch duplicate fraction: {dup_text}",
+    ]
+
+
+def format_table(metrics: Mapping[str, object]) -> str:
+    """Fixed-width text table plus the footer lines."""
+    headers, rows = table_rows(metrics)
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) for c, w in zip(cells, widths))
+
+    body = [line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+    return "\n".join(body + [""] + footer(metrics))
+
+
+def html_table(metrics: Mapping[str, object]) -> str:
+    """The same table as an HTML fragment (class ``metrics``), with the footer as a list."""
+    headers, rows = table_rows(metrics)
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in headers)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    notes = "".join(f"<li>{html.escape(x)}</li>" for x in footer(metrics))
+    return f'<table class="metrics"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table><ul>{notes}</ul>'

@@ -1,0 +1,76 @@
+"""IntDiv1 and #Circles against hand computations with RDKit Tanimoto on Morgan r=2, 2048 bits."""
+
+from __future__ import annotations
+
+import pytest
+from rdkit import Chem, DataStructs
+from rdkit.Chem import rdFingerprintGenerator
+
+from mara_chem.metrics.diversity import FingerprintSpec, circle_order, int_div1, n_circles
+
+PHENOL, CRESOL, BENZOIC, PARACETAMOL = "c1ccccc1O", "Cc1ccccc1O", "O=C(O)c1ccccc1", "CC(=O)Nc1ccc(O)cc1"
+FAR_APART = ["CCO", "c1ccncc1", "C1CCCCC1", "FC(F)(F)Cl", PARACETAMOL]
+
+
+def tanimoto(a: str, b: str, radius: int = 2, n_bits: int = 2048) -> float:
+    gen = rdFingerprintGenerator.GetMorganGenerator(radius=radius, fpSize=n_bits)
+    fa, fb = (gen.GetFingerprint(Chem.MolFromSmiles(s)) for s in (a, b))
+    return DataStructs.TanimotoSimilarity(fa, fb)
+
+
+def test_intdiv1_three_molecules_by_hand() -> None:
+    smiles = ["CCO", PHENOL, PARACETAMOL]
+    pair_sum = tanimoto("CCO", PHENOL) + tanimoto("CCO", PARACETAMOL) + tanimoto(PHENOL, PARACETAMOL)
+    assert pair_sum > 0
+    assert int_div1(smiles) == pytest.approx(1 - (3 + 2 * pair_sum) / 9)
+
+
+def test_intdiv1_two_molecules_and_fingerprint_size() -> None:
+    t = tanimoto(PHENOL, CRESOL)
+    assert int_div1([PHENOL, CRESOL]) == pytest.approx(1 - (2 + 2 * t) / 4)
+    t_small = tanimoto(PHENOL, CRESOL, radius=1, n_bits=64)
+    assert int_div1([PHENOL, CRESOL], FingerprintSpec(1, 64)) == pytest.approx(1 - (2 + 2 * t_small) / 4)
+
+
+def test_intdiv1_edge_cases() -> None:
+    assert int_div1([]) is None
+    assert int_div1(["CCO"]) == 0.0
+    assert int_div1(["CCO", "OCC"]) == pytest.approx(0.0)
+
+
+def test_circles_identical_molecules_make_one() -> None:
+    assert n_circles([PHENOL, "Oc1ccccc1", PHENOL]) == 1
+    assert n_circles([]) == 0
+
+
+def test_circles_far_apart_molecules_each_make_one() -> None:
+    for i, a in enumerate(FAR_APART):
+        for b in FAR_APART[i + 1:]:
+            assert 1 - tanimoto(a, b) > 0.75
+    assert all(n_circles(FAR_APART, seed=s) == len(FAR_APART) for s in range(5))
+
+
+def test_circles_close_cluster_counts_once() -> None:
+    # phenol, cresol and benzoic acid are pairwise within distance 0.75: one circle, plus ethanol.
+    for a, b in [(PHENOL, CRESOL), (PHENOL, BENZOIC), (CRESOL, BENZOIC)]:
+        assert 1 - tanimoto(a, b) <= 0.75
+    assert all(n_circles([PHENOL, CRESOL, BENZOIC, "CCO"], seed=s) == 2 for s in range(10))
+
+
+def test_circles_follow_the_seeded_order() -> None:
+    # paracetamol ~ phenol ~ cresol, paracetamol far from cresol: 1 circle if phenol is visited first, else 2.
+    assert 1 - tanimoto(PARACETAMOL, PHENOL) <= 0.75 and 1 - tanimoto(PHENOL, CRESOL) <= 0.75
+    assert 1 - tanimoto(PARACETAMOL, CRESOL) > 0.75
+    smiles = [PARACETAMOL, PHENOL, CRESOL]
+    results = set()
+    for seed in range(12):
+        expected = 1 if circle_order(3, seed)[0] == 1 else 2
+        assert n_circles(smiles, seed=seed) == expected
+        results.add(expected)
+    assert results == {1, 2}
+
+
+def test_circles_distance_threshold() -> None:
+    assert n_circles([PHENOL, CRESOL, BENZOIC], t=0.0) == 3
+    assert n_circles([PHENOL, PHENOL], t=0.0) == 1  # distance must be strictly greater than t
+    assert n_circles(FAR_APART, t=1.0) == 1

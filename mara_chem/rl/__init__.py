@@ -1,0 +1,1 @@
+"""Reinforcement learning: the staged-learning loop, learning strategies, diversity filters, replay memory."""

@@ -1,0 +1,225 @@
+"""Learning-strategy plumbing: the batch and output records, the shared option models and the registry.
+
+A strategy maps a :class:`StrategyBatch` of tensors to a scalar loss (DESIGN.md §3 and §8.4): it knows
+nothing about files, chemistry, optimisers or replay memory. Strategies register themselves by name through
+``__init_subclass__`` (one mechanism for the whole family); :func:`build_strategy` validates the options
+against the strategy's own pydantic model (unknown keys are errors naming the key).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Literal
+
+import torch
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+from torch import nn
+
+from mara_chem.rl.strategies.mara import high_reward_mask, mara_anchor, mara_rewards, quantile_threshold
+
+
+@dataclass
+class StrategyBatch:
+    """One learning step's tensors; row i is one sampled (or replayed) sequence y_i.
+
+    ``agent_logp`` carries the gradient; ``prior_logp`` and ``scores`` are treated as constants. Rows with
+    ``is_replay`` come from replay memory (appended at the end): they join DAP's loss but are excluded from
+    group statistics, IPS counts and policy-gradient estimators, which assume on-policy samples.
+    """
+
+    agent_logp: torch.Tensor
+    prior_logp: torch.Tensor
+    scores: torch.Tensor
+    outcome_ids: torch.Tensor
+    is_replay: torch.Tensor
+    prior_sample_agent_logp: torch.Tensor | None = None
+    anchor_pool_prior_logp: torch.Tensor | None = None
+    anchor_pool_scores: torch.Tensor | None = None
+
+    def __post_init__(self) -> None:
+        size = self.agent_logp.shape
+        if len(size) != 1:
+            raise ValueError(f"agent_logp must be 1-D [B], got shape {tuple(size)}")
+        for name in ("prior_logp", "scores", "outcome_ids", "is_replay"):
+            if getattr(self, name).shape != size:
+                raise ValueError(f"{name} has shape {tuple(getattr(self, name).shape)}, expected {tuple(size)}")
+        if self.is_replay.dtype != torch.bool:
+            raise ValueError("is_replay must be a bool tensor")
+        if (self.anchor_pool_prior_logp is None) != (self.anchor_pool_scores is None):
+            raise ValueError("anchor_pool_prior_logp and anchor_pool_scores must be given together")
+        if self.anchor_pool_scores is not None and self.anchor_pool_scores.shape != self.anchor_pool_prior_logp.shape:
+            raise ValueError("anchor_pool_prior_logp and anchor_pool_scores must have the same shape")
+
+    @property
+    def on_policy(self) -> torch.Tensor:
+        """Bool mask [B] of rows sampled from the current agent."""
+        return ~self.is_replay
+
+
+@dataclass
+class StrategyOutput:
+    """``loss``: scalar to minimise; ``rewards``: per-row rewards after the MARA/IPS modifiers (before any
+    KL shaping); ``targets``: DAP's per-row target log-likelihood (None for policy-gradient strategies);
+    ``info``: scalars for logging."""
+
+    loss: torch.Tensor
+    rewards: torch.Tensor
+    info: dict[str, float] = field(default_factory=dict)
+    targets: torch.Tensor | None = None
+
+
+class StrategyParams(BaseModel):
+    """Options every strategy accepts. ``rate`` is the optimiser's learning rate: it belongs to the loop's
+    optimiser and is accepted (and ignored) here so that a whole ``[learning_strategy]`` table validates."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: str
+    rate: float = Field(1e-4, gt=0)
+
+
+class MaraOptions(BaseModel):
+    """MARA modifier options (DESIGN.md §3): H = {i : S_i ≥ τ}; τ fixed or a quantile of the batch scores."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mara: bool = False
+    tau: float | None = Field(None, ge=0.0, le=1.0)
+    tau_quantile: float | None = Field(None, gt=0.0, lt=1.0)
+    anchor_pool: Literal["batch", "batch+memory"] = "batch"
+
+    @model_validator(mode="after")
+    def _check_mara(self) -> MaraOptions:
+        given = [k for k in ("tau", "tau_quantile", "anchor_pool") if k in self.model_fields_set]
+        if not self.mara and given:
+            raise ValueError(f"{', '.join(given)} given but mara = false (set mara = true or type = 'mara')")
+        if self.mara and (self.tau is None) == (self.tau_quantile is None):
+            raise ValueError("MARA needs exactly one of 'tau' or 'tau_quantile'")
+        return self
+
+
+class IpsOptions(BaseModel):
+    """IPS modifier options (DESIGN.md §3): p̂(o) = n_o / G, clipped below at ``ips_eps``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ips: bool = False
+    ips_eps: float = Field(0.01, gt=0.0, le=1.0)
+
+    @model_validator(mode="after")
+    def _check_ips(self) -> IpsOptions:
+        if not self.ips and "ips_eps" in self.model_fields_set:
+            raise ValueError("ips_eps given but ips = false")
+        return self
+
+
+class LearningStrategy(nn.Module):
+    """Base of every strategy. ``forward`` keeps the books (input checks, the MARA modifier, info);
+    subclasses implement :meth:`_loss`. A subclass registers itself with ``class X(LearningStrategy,
+    name="x")`` and declares ``params_model`` whose ``type`` field defaults to the same name."""
+
+    name: ClassVar[str]
+    params_model: ClassVar[type[StrategyParams]]
+    _registry: ClassVar[dict[str, type[LearningStrategy]]] = {}
+
+    def __init_subclass__(cls, *, name: str | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if name is None:
+            return
+        if name in LearningStrategy._registry:
+            raise TypeError(f"learning strategy {name!r} is registered twice")
+        declared = cls.params_model.model_fields["type"].default
+        if declared != name:
+            raise TypeError(f"{cls.__name__}.params_model declares type {declared!r}, registered as {name!r}")
+        cls.name = name
+        LearningStrategy._registry[name] = cls
+
+    def __init__(self, params: StrategyParams) -> None:
+        super().__init__()
+        self.params = params
+
+    @property
+    def beta(self) -> float:
+        """KL coefficient β used by the MARA augmentation."""
+        raise NotImplementedError
+
+    @property
+    def zero_batch_duplicates(self) -> bool:
+        """Whether the loop should zero the scores of in-batch duplicates (REINVENT's behaviour). False with
+        IPS, which needs the duplicates' real scores and counts them itself."""
+        return not getattr(self.params, "ips", False)
+
+    def optimizer_param_groups(self) -> list[dict[str, Any]]:
+        """Extra optimiser parameter groups the strategy owns (e.g. DAP's log Z); empty by default."""
+        return []
+
+    def forward(self, batch: StrategyBatch) -> StrategyOutput:
+        """Loss, modified rewards and logging info for one batch (prior log-probs and scores are constants)."""
+        dtype = batch.agent_logp.dtype
+        if bool(torch.isnan(batch.scores).any()):
+            raise ValueError("scores contain NaN: failed scores must be resolved before the learning strategy")
+        batch = replace(batch, prior_logp=batch.prior_logp.detach().to(dtype), scores=batch.scores.detach().to(dtype))
+        rewards = batch.scores
+        info: dict[str, float] = {"n_rows": float(rewards.numel()), "n_replay": float(batch.is_replay.sum())}
+        if getattr(self.params, "mara", False):
+            rewards = self._apply_mara(batch, rewards, info)
+        loss, rewards, targets = self._loss(batch, rewards, info)
+        info["loss"] = float(loss.detach())
+        return StrategyOutput(loss=loss, rewards=rewards.detach(), info=info, targets=targets)
+
+    def _loss(
+        self, batch: StrategyBatch, rewards: torch.Tensor, info: dict[str, float]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+        """Return (loss, rewards after the strategy's own modifiers, DAP targets or None); may add to info."""
+        raise NotImplementedError
+
+    def _apply_mara(self, batch: StrategyBatch, rewards: torch.Tensor, info: dict[str, float]) -> torch.Tensor:
+        """MARA on the scores (DESIGN.md §3); τ from the options or the on-policy score quantile."""
+        p = self.params
+        on_policy = batch.on_policy
+        tau = p.tau if p.tau is not None else quantile_threshold(rewards[on_policy], p.tau_quantile)
+        use_memory = p.anchor_pool == "batch+memory"
+        candidates = None if use_memory else on_policy
+        pool_scores = batch.anchor_pool_scores if use_memory else None
+        pool_logp = batch.anchor_pool_prior_logp if use_memory else None
+        prior_logp = batch.prior_logp
+        anchor = mara_anchor(rewards, prior_logp, tau, pool_scores, pool_logp, candidates)
+        info["mara_tau"] = float(tau)
+        info["mara_high_fraction"] = float(high_reward_mask(rewards, tau).float().mean())
+        if anchor is not None:
+            info["mara_anchor_score"], info["mara_anchor_prior_logp"] = float(anchor[0]), float(anchor[1])
+        return mara_rewards(rewards, prior_logp, tau, self.beta, pool_scores, pool_logp, candidates)
+
+
+def list_strategies() -> list[str]:
+    """Registered learning-strategy names, sorted."""
+    return sorted(LearningStrategy._registry)
+
+
+def _strategy_class(type_: str) -> type[LearningStrategy]:
+    try:
+        return LearningStrategy._registry[type_]
+    except KeyError:
+        raise ValueError(f"unknown learning strategy {type_!r}; valid: {', '.join(list_strategies())}") from None
+
+
+def strategy_params_model(type_: str) -> type[StrategyParams]:
+    """The pydantic model that validates a ``[learning_strategy]`` table of this type."""
+    return _strategy_class(type_).params_model
+
+
+def build_strategy(config: StrategyParams | Mapping[str, Any] | None = None, /, **options: Any) -> LearningStrategy:
+    """Build a strategy from a validated params model, a mapping (a TOML table) or keyword options.
+
+    ``build_strategy(type="mara", sigma=128, tau=0.8)``; unknown type or option → ValueError naming it.
+    """
+    if isinstance(config, StrategyParams):
+        if not options:
+            return _strategy_class(config.type)(config)
+        config = {"type": config.type, **config.model_dump(exclude_unset=True)}
+    merged = {**dict(config or {}), **options}
+    if "type" not in merged:
+        raise ValueError(f"learning strategy needs a 'type'; valid: {', '.join(list_strategies())}")
+    cls = _strategy_class(merged["type"])
+    return cls(cls.params_model.model_validate(merged))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 
 from rdkit import Chem, RDLogger
@@ -34,9 +35,9 @@ def randomize(smiles: str, seed: int | None = None) -> str | None:
     mol = to_mol(smiles)
     if mol is None:
         return None
-    if seed is not None:
-        return Chem.MolToSmiles(mol, canonical=False, doRandom=True, randomSeed=seed)
-    return Chem.MolToSmiles(mol, canonical=False, doRandom=True)
+    order = list(range(mol.GetNumAtoms()))
+    random.Random(seed).shuffle(order)
+    return Chem.MolToSmiles(Chem.RenumberAtoms(mol, order), canonical=False)
 
 
 def murcko_scaffold(smiles: str, generic: bool = False) -> str | None:

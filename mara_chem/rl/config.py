@@ -115,7 +115,7 @@ class RunConfig(Section):
         params.setdefault("type", "dap")
         model = strategy_params_model(params["type"])
         try:
-            return model(**params).model_dump()
+            return model(**params).model_dump(exclude_unset=True) | {"type": params["type"]}
         except ValidationError as exc:
             raise ValueError(_describe(exc)) from None
 

@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+import mara_chem.scoring.components  # noqa: F401  (registers the built-in components)
 from mara_chem.scoring.aggregation import list_aggregators
 from mara_chem.scoring.component import COMPONENTS
 from mara_chem.scoring.transforms import build_transform

@@ -171,3 +171,15 @@ def test_qsar_component_with_trained_model(tmp_path, moses_sample):
 
 def test_component_params_base_forbids_extra():
     assert ComponentParams.model_config["extra"] == "forbid"
+
+
+def test_shipped_qsar_example_model_separates_alerts():
+    """The example joblib model (scripts/train_qsar_example.py) flags Brenk alerts through the qsar component."""
+    from pathlib import Path
+
+    model = Path(__file__).resolve().parents[1] / "scoring" / "models" / "brenk_alert_logreg.joblib"
+    comp = build_component("qsar", {"model_file": str(model)})
+    flagged = ["O=[N+]([O-])c1ccc(C=CC(=O)c2ccccc2)cc1", "ClCC(=O)Nc1ccccc1"]  # nitro + Michael acceptor; alkyl halide
+    clean = ["CC(=O)Nc1ccc(O)cc1", "CN1CCN(c2ccccc2)CC1"]
+    res = comp(flagged + clean)
+    assert min(res.values[:2]) > max(res.values[2:])

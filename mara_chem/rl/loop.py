@@ -259,7 +259,7 @@ class StagedLearning:
         filtered = self.filter.apply([c if c in scored else None for c in canon], scores, self.global_step) if self.filter else scores
         if self._zero_duplicates():
             filtered = np.where(np.array(states) == SMILES_DUPLICATE, 0.0, filtered)
-        loss, rewards = self._update(sampled.tokens, canon, filtered, keep, oracle)
+        loss, columns = self._update(sampled.tokens, canon, filtered, keep, oracle)
         if self.memory is not None:
             self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
         self.stage_step += 1
@@ -276,7 +276,7 @@ class StagedLearning:
             loss=loss, seconds=elapsed, non_oracle_seconds=elapsed - oracle_seconds,
         )
         self.history.append(record)
-        self._write_summary(summary, sampled.smiles, canon, states, totals, filtered, rewards, keep, scored)
+        self._write_summary(summary, sampled.smiles, canon, states, totals, filtered, columns, keep, scored)
         self._log_scalars(record)
         if not self.quiet and (self.global_step % self.progress_every == 0):
             self._say(self._progress_line(record))
@@ -287,7 +287,8 @@ class StagedLearning:
         return bool(getattr(self.strategy, "zero_batch_duplicates", True))
 
     def _update(self, tokens: torch.Tensor, canon: list[str | None], filtered: np.ndarray, keep: np.ndarray,
-                oracle: Oracle) -> tuple[float, np.ndarray]:
+                oracle: Oracle) -> tuple[float, dict[str, np.ndarray]]:
+        """One optimiser step; returns the loss and per-sample Target, Agent and Prior (NLL) columns."""
         idx = torch.as_tensor(np.nonzero(keep)[0], dtype=torch.long)
         tokens = tokens[idx.to(tokens.device)]
         kept_canon = [canon[i] for i in idx.tolist()]
@@ -317,9 +318,15 @@ class StagedLearning:
         self.optimizer.zero_grad(set_to_none=True)
         out.loss.backward()
         self.optimizer.step()
-        rewards = np.full(len(canon), np.nan)
-        rewards[keep] = out.rewards[: len(kept_canon)].detach().cpu().numpy()
-        return float(out.loss.detach()), rewards
+        # "Target" in the summary: DAP's target log-likelihood where the strategy has one, else its reward
+        target = out.targets if getattr(out, "targets", None) is not None else out.rewards
+        n = len(kept_canon)
+        columns = {}
+        for name, values in (("Target", target), ("Agent", -agent_logp), ("Prior", -prior_logp)):
+            column = np.full(len(canon), np.nan)
+            column[keep] = values[:n].detach().cpu().numpy()
+            columns[name] = column
+        return float(out.loss.detach()), columns
 
     def _encode(self, smiles: list[str]) -> torch.Tensor | None:
         good = []
@@ -352,14 +359,15 @@ class StagedLearning:
 
     # --- outputs ------------------------------------------------------------------------------------------
     def _write_summary(self, summary: SummaryCsv, raw_smiles: list[str], canon: list[str | None], states: list[int],
-                       totals: np.ndarray, filtered: np.ndarray, rewards: np.ndarray, keep: np.ndarray,
-                       scored: dict) -> None:
+                       totals: np.ndarray, filtered: np.ndarray, columns: dict[str, np.ndarray],
+                       keep: np.ndarray, scored: dict) -> None:
         rows = []
         for i, smi in enumerate(raw_smiles):
             c = canon[i]
             entry = scored.get(c) if c else None
             row: dict[str, object] = {
-                "Agent": "", "Prior": "", "Target": _fmt(rewards[i]), "Score": _fmt(filtered[i] if keep[i] else math.nan),
+                "Agent": _fmt(columns["Agent"][i]), "Prior": _fmt(columns["Prior"][i]),
+                "Target": _fmt(columns["Target"][i]), "Score": _fmt(filtered[i] if keep[i] else math.nan),
                 "SMILES": c or smi, "SMILES_state": states[i], "Scaffold": murcko_scaffold(c) if c else "",
                 "step": self.global_step,
             }

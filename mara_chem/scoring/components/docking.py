@@ -1,0 +1,199 @@
+"""``vina_docking``: AutoDock Vina score (kcal/mol, lower is better) of each molecule's best pose.
+
+The raw value is Vina's score; the run file's transform (e.g. reverse_sigmoid low -16, high 0, k 0.15)
+turns it into [0, 1]. Ligands are prepared with RDKit (ETKDG + MMFF) and Meeko, protonated at ``ph``;
+each failure (bad molecule, no conformer, Meeko or Vina error, timeout) is NaN with its reason. Workers
+compute the receptor maps once and dock many ligands (all cores by default; ``executor = "ray"`` for a
+cluster). With ``cache_path`` a repeated or resumed run never docks a molecule twice.
+Importing this module is cheap: vina, meeko and ray are imported by the workers that use them.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, field_validator, model_validator
+
+from mara_chem.chem.smiles import to_mol
+from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
+from mara_chem.scoring.docking.cache import DockingCache
+from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors
+from mara_chem.scoring.docking.protonation import list_protonators
+from mara_chem.scoring.docking.targets import list_dockstring_targets, resolve_target
+from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome
+
+log = logging.getLogger(__name__)
+
+Vec3 = tuple[float, float, float]
+
+
+class VinaDockingParams(ComponentParams):
+    """Endpoint ``params`` of ``vina_docking`` (REINVENT-style). Paths are relative to the working directory."""
+
+    target: str | None = Field(None, description="dockstring target name, e.g. 'DRD2' (receptor + curated box)")
+    receptor: str | None = Field(None, description="receptor PDBQT path; then center and size are required")
+    center: Vec3 | None = Field(None, description="box centre (Angstrom); overrides a target's box")
+    size: Vec3 | None = Field(None, description="box edge lengths (Angstrom); overrides a target's box")
+    exhaustiveness: int = Field(8, ge=1)
+    n_poses: int = Field(1, ge=1, description="poses Vina keeps; the score is the best one's")
+    seed: int = Field(1, ge=1, description="Vina and ETKDG seed (Vina treats 0 as 'random', so 0 is refused)")
+    timeout_s: float = Field(120.0, gt=0, description="per ligand (preparation + docking); overrun = NaN")
+    ph: float | None = Field(7.4, description="protonation pH; None docks the molecule as written")
+    protonation: str = Field("molscrub", description="pH tool: molscrub | dimorphite | openbabel")
+    scoring_function: str = Field("vina", pattern="^(vina|vinardo)$")
+    spacing: float = Field(0.375, gt=0, description="grid spacing of the receptor maps (Angstrom)")
+    n_workers: int | None = Field(None, ge=1, description="None: all cores (Ray with an address: all cluster CPUs)")
+    cpu_per_worker: int = Field(1, ge=1, description="Vina threads per worker")
+    executor: str = Field("pool", description="serial | pool | ray")
+    address: str | None = Field(None, description="Ray cluster address ('auto', 'ray://host:10001'); None: local")
+    cache_path: str | None = Field(None, description="sqlite file of docked molecules, reused across runs")
+    pose_sdf: str | None = Field(None, description="append each docked molecule's best pose to this SDF")
+    pose_score_max: float | None = Field(None, description="only write poses scoring at most this (kcal/mol)")
+
+    @field_validator("executor")
+    @classmethod
+    def _executor(cls, value: str) -> str:
+        if value.lower() not in list_executors():
+            raise ValueError(f"unknown executor {value!r}; valid: {list_executors()}")
+        return value.lower()
+
+    @field_validator("protonation")
+    @classmethod
+    def _protonation(cls, value: str) -> str:
+        if value.lower() not in list_protonators():
+            raise ValueError(f"unknown protonation tool {value!r}; valid: {list_protonators()}")
+        return value.lower()
+
+    @field_validator("size")
+    @classmethod
+    def _size(cls, value: Vec3 | None) -> Vec3 | None:
+        if value is not None and min(value) <= 0:
+            raise ValueError(f"box size must be positive, got {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _target_or_receptor(self) -> "VinaDockingParams":
+        if (self.target is None) == (self.receptor is None):
+            raise ValueError("give exactly one of 'target' (a dockstring name) or 'receptor' (a PDBQT path)")
+        if self.receptor is not None and (self.center is None or self.size is None):
+            raise ValueError("'receptor' needs the box: 'center' and 'size'")
+        if self.target is not None:
+            names = list_dockstring_targets()
+            if self.target.upper() not in {n.upper() for n in names}:
+                raise ValueError(f"unknown dockstring target {self.target!r}; valid: {names}")
+        return self
+
+
+class VinaDocking(ScoringComponent):
+    """Best Vina score per molecule; the executor and cache live as long as the component (``close`` ends them)."""
+
+    name = "vina_docking"
+    aliases = ("VinaDocking",)
+    Params = VinaDockingParams
+    params: VinaDockingParams
+
+    def __init__(self, params: VinaDockingParams | dict | None = None):
+        super().__init__(params)
+        p = self.params
+        self.target = resolve_target(p.target, p.receptor, p.center, p.size)
+        self.settings = DockingSettings(
+            receptor_name=self.target.name,
+            receptor_pdbqt=self.target.receptor.read_text(),
+            center=tuple(float(x) for x in self.target.center),  # type: ignore[arg-type]
+            size=tuple(float(x) for x in self.target.size),  # type: ignore[arg-type]
+            exhaustiveness=p.exhaustiveness,
+            n_poses=p.n_poses,
+            seed=p.seed,
+            ph=p.ph,
+            protonation=p.protonation,
+            scoring_function=p.scoring_function,
+            spacing=p.spacing,
+            cpu_per_worker=p.cpu_per_worker,
+            want_pose=p.pose_sdf is not None,
+        )
+        self.cache = DockingCache(p.cache_path, self.settings) if p.cache_path else None
+        self._executor: DockingExecutor | None = None
+        self._poses_written: set[str] = set()
+
+    @property
+    def executor(self) -> DockingExecutor:
+        """Started on first use, so building the component (e.g. to validate a run) costs nothing."""
+        if self._executor is None:
+            p = self.params
+            self._executor = build_executor(
+                p.executor, self.settings, n_workers=p.n_workers, timeout_s=p.timeout_s, address=p.address
+            )
+        return self._executor
+
+    def score_batch(self, smiles: list[str]) -> list[float | Failure]:
+        start = time.perf_counter()
+        valid = [s for s in dict.fromkeys(smiles) if to_mol(s) is not None]
+        outcomes: dict[str, DockOutcome] = self.cache.get(valid) if self.cache is not None else {}
+        n_cached = len(outcomes)
+        todo = [s for s in valid if s not in outcomes]
+        if todo:
+            docked = self.executor.map(todo)
+            if self.cache is not None:
+                self.cache.put(docked)
+            outcomes.update((o.smiles, o) for o in docked)
+        if self.params.pose_sdf:
+            self._write_poses([outcomes[s] for s in valid])
+        n_failed = sum(1 for s in valid if not outcomes[s].ok)
+        log.info(
+            "vina_docking: %d molecules, %d docked, %d from cache, %d failed, %.1f s",
+            len(valid), len(todo), n_cached, n_failed, time.perf_counter() - start,
+        )
+        return [_as_value(outcomes.get(s)) for s in smiles]
+
+    def _write_poses(self, outcomes: list[DockOutcome]) -> None:
+        """Append the best pose of every newly seen docked molecule (below ``pose_score_max`` if set)."""
+        from rdkit import Chem
+
+        limit = self.params.pose_score_max
+        todo = [
+            o for o in outcomes
+            if o.ok and o.pose_molblock and o.smiles not in self._poses_written and (limit is None or o.score <= limit)
+        ]
+        if not todo:
+            return
+        path = Path(self.params.pose_sdf)  # type: ignore[arg-type]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as handle:
+            writer = Chem.SDWriter(handle)
+            for o in todo:
+                mol = Chem.MolFromMolBlock(o.pose_molblock, removeHs=False)
+                if mol is None:
+                    continue
+                mol.SetProp("_Name", o.smiles)
+                mol.SetProp("SMILES", o.smiles)
+                mol.SetDoubleProp("vina_score", float(o.score))  # type: ignore[arg-type]
+                mol.SetProp("receptor", self.settings.receptor_name)
+                writer.write(mol)
+                self._poses_written.add(o.smiles)
+            writer.close()
+
+    def cache_key(self) -> str:
+        """Settings that determine the score (receptor content, box, search, pH), not the worker layout."""
+        return f"{self.name}:{self.settings.fingerprint()}"
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
+        if self.cache is not None:
+            self.cache.close()
+            self.cache = None
+
+
+def _as_value(outcome: DockOutcome | None) -> float | Failure:
+    if outcome is None:
+        return Failure("invalid SMILES")
+    if outcome.ok:
+        return float(outcome.score)  # type: ignore[arg-type]
+    return Failure(outcome.reason or "unknown docking failure")
+
+
+__all__: list[Any] = ["VinaDocking", "VinaDockingParams"]

@@ -1,0 +1,408 @@
+"""Where ligands are docked: ``serial`` (this process), ``pool`` (local worker processes), ``ray`` (a cluster).
+
+One interface, ``DockingExecutor.map(smiles) -> outcomes in input order``, and one registry by name.
+The parallel executors share one scheduling loop (``_ParallelExecutor``): each worker computes the
+receptor maps once, then takes one ligand at a time; a ligand that overruns ``timeout_s`` has its worker
+killed and replaced (Vina cannot be interrupted inside its C++ search), and a worker that dies takes only
+its current ligand with it. Backends fill four hooks: spawn, send, poll, kill.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections import deque
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, VinaWorker, worker_main
+from mara_chem.scoring.registry import Registry
+
+log = logging.getLogger(__name__)
+
+EXECUTORS: Registry["DockingExecutor"] = Registry("docking executor")
+
+# Event kinds a backend's poll reports: (worker, kind, payload)
+READY, RESULT, INIT_ERROR, DIED = "ready", "result", "init_error", "died"
+Event = tuple[Any, str, Any]
+
+
+def docking_cost(smiles: str) -> float:
+    """Rough relative Vina time (heavy atoms x torsions), only to order work; 0 for unparsable input."""
+    from rdkit import Chem
+    from rdkit.Chem import rdMolDescriptors
+
+    mol = Chem.MolFromSmiles(smiles)
+    if mol is None:
+        return 0.0
+    return mol.GetNumHeavyAtoms() * (1 + rdMolDescriptors.CalcNumRotatableBonds(mol))
+
+
+def available_cores() -> int:
+    """Cores this process may use (the affinity mask, which containers and ``taskset`` narrow)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+class DockingExecutor:
+    """Docks SMILES with fixed settings; ``map`` returns one ``DockOutcome`` per input, in order."""
+
+    name: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            EXECUTORS.add(cls.name, cls)
+
+    def __init__(
+        self,
+        settings: DockingSettings,
+        n_workers: int | None = None,
+        timeout_s: float = 120.0,
+        address: str | None = None,
+        init_timeout_s: float = 600.0,
+    ):
+        self.settings = settings
+        self.requested_workers = n_workers
+        self.timeout_s = timeout_s
+        self.address = address
+        self.init_timeout_s = init_timeout_s
+
+    def map(self, smiles: Sequence[str]) -> list[DockOutcome]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Stop the workers; the executor may not be used afterwards."""
+
+    def __enter__(self) -> "DockingExecutor":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _timeout_outcome(self, smiles: str, seconds: float) -> DockOutcome:
+        return DockOutcome(smiles, reason=f"timeout after {self.timeout_s:g} s", seconds=seconds, cacheable=False)
+
+
+class SerialExecutor(DockingExecutor):
+    """One worker in this process: for debugging and small jobs.
+
+    Vina cannot be pre-empted here, so a ligand that overruns ``timeout_s`` is docked to the end and then
+    reported as a timeout, as the pool would report it; the executors thus agree on every molecule.
+    """
+
+    name = "serial"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._worker: VinaWorker | None = None
+
+    @property
+    def n_workers(self) -> int:
+        return 1
+
+    def map(self, smiles: Sequence[str]) -> list[DockOutcome]:
+        if self._worker is None:
+            self._worker = VinaWorker(self.settings)
+        outcomes = []
+        for smi in smiles:
+            out = self._worker.dock(smi)
+            outcomes.append(self._timeout_outcome(smi, out.seconds) if out.seconds > self.timeout_s else out)
+        return outcomes
+
+    def close(self) -> None:
+        self._worker = None
+
+
+class _ParallelExecutor(DockingExecutor):
+    """The scheduling loop shared by process and Ray workers (timeouts, deaths, replacements)."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._state: dict[Any, str] = {}  # worker -> "starting" | "idle" | "busy"
+        self._task: dict[Any, tuple[int, float]] = {}  # busy worker -> (input index, start time)
+        self._started_at: dict[Any, float] = {}
+        self._open = False
+
+    # -- backend hooks -------------------------------------------------------------------------------
+    def _setup(self) -> None:
+        """Connect to the backend (called once, before the first spawn)."""
+
+    def _default_workers(self) -> int:
+        return max(1, available_cores() // self.settings.cpu_per_worker)
+
+    def _spawn(self) -> Any:
+        raise NotImplementedError
+
+    def _send(self, worker: Any, smiles: str) -> None:
+        raise NotImplementedError
+
+    def _poll(self, timeout: float) -> list[Event]:
+        raise NotImplementedError
+
+    def _kill(self, worker: Any) -> None:
+        raise NotImplementedError
+
+    def _teardown(self) -> None:
+        """Disconnect from the backend (after every worker is gone)."""
+
+    # -- the books ----------------------------------------------------------------------------------
+    @property
+    def n_workers(self) -> int:
+        return self.requested_workers or self._default_workers()
+
+    def start(self) -> None:
+        """Start every worker and wait until each has its maps; a broken receptor or box raises here."""
+        if self._open:
+            return
+        self._setup()
+        self._open = True
+        t0 = time.perf_counter()
+        for _ in range(self.n_workers):
+            self._add_worker()
+        while any(state == "starting" for state in self._state.values()):
+            self._dispatch(self._poll(self._wait_time()), [], [])
+            self._check_startup()
+        log.info("docking: %d %s workers ready in %.1f s", self.n_workers, self.name, time.perf_counter() - t0)
+
+    def map(self, smiles: Sequence[str]) -> list[DockOutcome]:
+        self.start()
+        results: list[DockOutcome | None] = [None] * len(smiles)
+        # longest first: the batch ends when its slowest ligand does, so start the slow ones early
+        queue = deque(sorted(range(len(smiles)), key=lambda i: -docking_cost(smiles[i])))
+        while queue or self._task:
+            for worker in [w for w, state in self._state.items() if state == "idle"]:
+                if not queue:
+                    break
+                index = queue.popleft()
+                self._state[worker] = "busy"
+                self._task[worker] = (index, time.perf_counter())
+                self._send(worker, smiles[index])
+            self._dispatch(self._poll(self._wait_time()), results, smiles)
+            self._expire(results, smiles)
+            self._check_startup()
+        return results  # type: ignore[return-value]
+
+    def close(self) -> None:
+        if not self._open:
+            return
+        for worker in list(self._state):
+            self._kill(worker)
+        self._state.clear()
+        self._task.clear()
+        self._teardown()
+        self._open = False
+
+    def _add_worker(self) -> None:
+        worker = self._spawn()
+        self._state[worker] = "starting"
+        self._started_at[worker] = time.perf_counter()
+
+    def _replace(self, worker: Any) -> None:
+        self._kill(worker)
+        self._state.pop(worker, None)
+        self._task.pop(worker, None)
+        self._started_at.pop(worker, None)
+        self._add_worker()
+
+    def _wait_time(self) -> float:
+        now = time.perf_counter()
+        deadlines = [start + self.timeout_s for _, start in self._task.values()]
+        if not deadlines:
+            return 1.0
+        return max(0.0, min(deadlines) - now)
+
+    def _dispatch(self, events: list[Event], results: list, smiles: Sequence[str]) -> None:
+        for worker, kind, payload in events:
+            if worker not in self._state:
+                continue  # a late message from a worker already replaced
+            if kind == READY:
+                self._state[worker] = "idle"
+            elif kind == RESULT:
+                index, _ = self._task.pop(worker)
+                results[index] = payload
+                self._state[worker] = "idle"
+            elif kind == INIT_ERROR:
+                self.close()
+                raise RuntimeError(f"docking worker could not start: {payload}")
+            elif kind == DIED and self._state[worker] == "starting":
+                self.close()
+                raise RuntimeError(f"docking worker died while computing its maps ({payload})")
+            elif kind == DIED:
+                if worker in self._task:
+                    index, start = self._task[worker]
+                    results[index] = DockOutcome(
+                        smiles[index], reason=f"worker died ({payload})", seconds=time.perf_counter() - start, cacheable=False
+                    )
+                log.warning("docking worker died (%s); starting a new one", payload)
+                self._replace(worker)
+
+    def _expire(self, results: list, smiles: Sequence[str]) -> None:
+        now = time.perf_counter()
+        for worker, (index, start) in list(self._task.items()):
+            if now - start >= self.timeout_s:
+                results[index] = self._timeout_outcome(smiles[index], now - start)
+                log.info("docking timeout after %.1f s: %s", now - start, smiles[index])
+                self._replace(worker)
+
+    def _check_startup(self) -> None:
+        now = time.perf_counter()
+        for worker, state in self._state.items():
+            if state == "starting" and now - self._started_at[worker] > self.init_timeout_s:
+                self.close()
+                raise RuntimeError(f"docking worker did not compute its maps within {self.init_timeout_s:g} s")
+
+
+class _ProcessWorker:
+    """A spawned process and the parent's end of its pipe."""
+
+    def __init__(self, process: Any, conn: Any):
+        self.process, self.conn = process, conn
+
+
+class PoolExecutor(_ParallelExecutor):
+    """Local worker processes (``spawn``: safe next to torch threads), one ligand in flight per worker."""
+
+    name = "pool"
+
+    def _spawn(self) -> _ProcessWorker:
+        import multiprocessing as mp
+
+        ctx = mp.get_context("spawn")
+        parent, child = ctx.Pipe()
+        process = ctx.Process(target=worker_main, args=(child, self.settings), daemon=True, name="vina-worker")
+        process.start()
+        child.close()
+        return _ProcessWorker(process, parent)
+
+    def _send(self, worker: _ProcessWorker, smiles: str) -> None:
+        worker.conn.send(smiles)
+
+    def _poll(self, timeout: float) -> list[Event]:
+        from multiprocessing.connection import wait
+
+        owners: dict[Any, _ProcessWorker] = {}
+        for worker in self._state:
+            owners[worker.conn] = worker
+            owners[worker.process.sentinel] = worker
+        events: list[Event] = []
+        for worker in dict.fromkeys(owners[obj] for obj in wait(list(owners), timeout)):
+            try:
+                if worker.conn.poll():
+                    kind, payload = worker.conn.recv()
+                    events.append((worker, kind, payload))
+                    continue
+            except (EOFError, OSError):
+                pass
+            worker.process.join(1.0)
+            events.append((worker, DIED, f"exit code {worker.process.exitcode}"))
+        return events
+
+    def _kill(self, worker: _ProcessWorker) -> None:
+        if worker.process.is_alive() and self._state.get(worker) == "idle":
+            try:
+                worker.conn.send(None)  # polite stop for an idle worker
+                worker.process.join(2.0)
+            except (OSError, ValueError):
+                pass
+        if worker.process.is_alive():
+            worker.process.kill()
+            worker.process.join(5.0)
+        worker.conn.close()
+
+
+class _RayWorker:
+    def __init__(self, actor: Any):
+        self.actor = actor
+
+
+class RayExecutor(_ParallelExecutor):
+    """Ray actors, one per worker: ``address=None`` starts a local Ray; ``"auto"`` or ``"ray://..."`` joins a
+    cluster, where ``n_workers=None`` means one worker per cluster CPU. Nodes need mara-chem installed;
+    the receptor travels inside the settings, so no shared filesystem is needed."""
+
+    name = "ray"
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._refs: dict[Any, tuple[_RayWorker, str]] = {}
+        self._owns_ray = False
+        self._actor_cls: Any = None
+
+    def _setup(self) -> None:
+        import ray
+
+        if not ray.is_initialized():
+            options: dict[str, Any] = {"address": self.address, "include_dashboard": False, "log_to_driver": False}
+            if self.address is None:
+                options["num_cpus"] = self.n_workers * self.settings.cpu_per_worker
+            ray.init(**options)
+            self._owns_ray = True
+        self._actor_cls = ray.remote(num_cpus=self.settings.cpu_per_worker, max_restarts=0)(VinaWorker)
+
+    def _default_workers(self) -> int:
+        import ray
+
+        if self.address is not None and ray.is_initialized():
+            cpus = int(ray.cluster_resources().get("CPU", 1))
+            return max(1, cpus // self.settings.cpu_per_worker)
+        return super()._default_workers()
+
+    def _spawn(self) -> _RayWorker:
+        worker = _RayWorker(self._actor_cls.remote(self.settings))
+        self._refs[worker.actor.ping.remote()] = (worker, READY)
+        return worker
+
+    def _send(self, worker: _RayWorker, smiles: str) -> None:
+        self._refs[worker.actor.dock.remote(smiles)] = (worker, RESULT)
+
+    def _poll(self, timeout: float) -> list[Event]:
+        import ray
+        from ray.exceptions import RayError
+
+        if not self._refs:
+            return []
+        ready, _ = ray.wait(list(self._refs), num_returns=1, timeout=timeout)
+        if ready:
+            ready, _ = ray.wait(list(self._refs), num_returns=len(self._refs), timeout=0)
+        events: list[Event] = []
+        for ref in ready:
+            worker, kind = self._refs.pop(ref)
+            try:
+                events.append((worker, kind, ray.get(ref)))
+            except RayError as exc:
+                events.append((worker, INIT_ERROR if kind == READY else DIED, _last_line(str(exc))))
+        return events
+
+    def _kill(self, worker: _RayWorker) -> None:
+        import ray
+
+        for ref in [r for r, (w, _) in self._refs.items() if w is worker]:
+            del self._refs[ref]
+        ray.kill(worker.actor, no_restart=True)
+
+    def _teardown(self) -> None:
+        import ray
+
+        self._refs.clear()
+        if self._owns_ray and ray.is_initialized():
+            ray.shutdown()
+        self._owns_ray = False
+
+
+def _last_line(text: str) -> str:
+    """Ray wraps the worker's exception in a traceback; its last line is the message."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else "(no message)"
+
+
+def list_executors() -> list[str]:
+    return EXECUTORS.names()
+
+
+def build_executor(name: str, settings: DockingSettings, **options: Any) -> DockingExecutor:
+    """An executor by registry name (``serial``, ``pool``, ``ray``); unknown names list the valid ones."""
+    return EXECUTORS.get(name)(settings, **options)

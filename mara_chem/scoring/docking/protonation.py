@@ -1,0 +1,104 @@
+"""Protonation states at a given pH, by name: ``molscrub`` (default), ``dimorphite``, ``openbabel``.
+
+Why molscrub is the default: it is the Forli lab's ligand-preparation tool (the Meeko authors), maintained
+with Meeko, RDKit-only and pure Python, and its pKa rules keep phenols neutral at pH 7.4. Dimorphite-DL
+(Apache-2.0, RDKit-only) is offered for a permissive licence, but with a single state per molecule
+(``precision=0``) it deprotonates every phenol at 7.4 (paracetamol becomes a phenolate).
+OpenBabel's ``CorrectForPH`` is what dockstring runs (``obabel -p 7.4``), so it is the choice for
+scores comparable to the DOCKSTRING paper.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, ClassVar
+
+from rdkit import Chem
+
+from mara_chem.scoring.registry import Registry
+
+PROTONATORS: Registry["Protonator"] = Registry("protonation tool")
+
+
+class ProtonationError(ValueError):
+    """The tool returned no usable molecule."""
+
+
+class Protonator:
+    """Maps a neutral-or-charged RDKit molecule to its dominant state at ``ph`` (heavy atoms only)."""
+
+    name: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            PROTONATORS.add(cls.name, cls)
+
+    def __call__(self, mol: Chem.Mol, ph: float) -> Chem.Mol:
+        raise NotImplementedError
+
+
+class MolscrubProtonator(Protonator):
+    name = "molscrub"
+
+    def __call__(self, mol: Chem.Mol, ph: float) -> Chem.Mol:
+        states = _molscrub_conjugator()(Chem.Mol(mol), ph, ph)
+        if not states:
+            raise ProtonationError("molscrub returned no state")
+        return Chem.RemoveHs(states[0])
+
+
+class DimorphiteProtonator(Protonator):
+    name = "dimorphite"
+
+    def __call__(self, mol: Chem.Mol, ph: float) -> Chem.Mol:
+        from dimorphite_dl import protonate_smiles
+
+        _quiet_dimorphite()
+        states = protonate_smiles(Chem.MolToSmiles(mol), ph_min=ph, ph_max=ph, precision=0.0, max_variants=1)
+        return _parse(states[0] if states else None, "dimorphite")
+
+
+class OpenBabelProtonator(Protonator):
+    name = "openbabel"
+
+    def __call__(self, mol: Chem.Mol, ph: float) -> Chem.Mol:
+        from openbabel import openbabel as ob
+
+        conv = ob.OBConversion()
+        conv.SetInAndOutFormats("smi", "smi")
+        obmol = ob.OBMol()
+        if not conv.ReadString(obmol, Chem.MolToSmiles(mol)):
+            raise ProtonationError("openbabel could not read the SMILES")
+        obmol.CorrectForPH(ph)
+        return _parse(conv.WriteString(obmol).split()[0] if obmol.NumAtoms() else None, "openbabel")
+
+
+@lru_cache(maxsize=1)
+def _molscrub_conjugator() -> Any:
+    from molscrub import AcidBaseConjugator
+
+    return AcidBaseConjugator.from_default_data_files()
+
+
+@lru_cache(maxsize=1)
+def _quiet_dimorphite() -> None:
+    from loguru import logger
+
+    logger.disable("dimorphite_dl")
+
+
+def _parse(smiles: str | None, tool: str) -> Chem.Mol:
+    mol = Chem.MolFromSmiles(smiles) if smiles else None
+    if mol is None:
+        raise ProtonationError(f"{tool} returned no valid molecule ({smiles!r})")
+    return mol
+
+
+def list_protonators() -> list[str]:
+    return PROTONATORS.names()
+
+
+def protonate(mol: Chem.Mol, ph: float, tool: str = "molscrub") -> Chem.Mol:
+    """The molecule's state at ``ph`` from the named tool (instances are cheap; the tools' data is cached)."""
+    return PROTONATORS.get(tool)()(mol, ph)

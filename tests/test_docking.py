@@ -6,6 +6,7 @@ Timings on 2 busy cores: the whole file runs in about a minute, Ray's local star
 from __future__ import annotations
 
 import math
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +15,7 @@ from rdkit import Chem
 
 pytest.importorskip("vina")
 pytest.importorskip("meeko")
+pytest.importorskip("molscrub")  # the default protonation tool
 pytest.importorskip("dockstring")
 
 from mara_chem.scoring.components.docking import VinaDocking  # noqa: E402
@@ -100,6 +102,17 @@ def test_pool_matches_serial_and_survives_a_timeout(serial_scores):
         assert comp(FRAGMENTS[:1]).values[0] == serial_scores[0]
     finally:
         comp.close()
+
+
+def test_a_dead_worker_costs_one_ligand_and_is_replaced(serial_scores):
+    settings = VinaDocking(small_box(executor="serial")).settings
+    with build_executor("pool", settings, n_workers=1, timeout_s=120.0) as executor:
+        executor.start()
+        (worker,) = executor._state
+        threading.Timer(0.5, worker.process.kill).start()  # dies while docking haloperidol
+        (outcome,) = executor.map([HALOPERIDOL])
+        assert outcome.score is None and outcome.reason == "worker died (exit code -9)" and not outcome.cacheable
+        assert executor.map(FRAGMENTS[:1])[0].score == serial_scores[0]
 
 
 def test_ray_local_cluster_matches_serial(serial_scores):

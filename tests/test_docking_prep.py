@@ -7,6 +7,7 @@ from pydantic import ValidationError
 from rdkit import Chem
 
 pytest.importorskip("meeko")
+pytest.importorskip("molscrub")  # the default protonation tool
 pytest.importorskip("dockstring")
 
 from mara_chem.scoring.components.docking import VinaDocking, VinaDockingParams  # noqa: E402

@@ -5,7 +5,7 @@ with Meeko, RDKit-only and pure Python, and its pKa rules keep phenols neutral a
 (Apache-2.0, RDKit-only) is offered for a permissive licence, but with a single state per molecule
 (``precision=0``) it deprotonates every phenol at 7.4 (paracetamol becomes a phenolate).
 OpenBabel's ``CorrectForPH`` is what dockstring runs (``obabel -p 7.4``), so it is the choice for
-scores comparable to the DOCKSTRING paper.
+scores closer to the DOCKSTRING paper's (GPL-2; dockstring also types atoms with OpenBabel, we with Meeko).
 """
 
 from __future__ import annotations

@@ -183,3 +183,22 @@ def test_shipped_qsar_example_model_separates_alerts():
     clean = ["CC(=O)Nc1ccc(O)cc1", "CN1CCN(c2ccccc2)CC1"]
     res = comp(flagged + clean)
     assert min(res.values[:2]) > max(res.values[2:])
+
+
+def test_required_endpoint_failure_makes_total_nan():
+    """Renormalising is right for cheap extras, wrong for the oracle that matters: required endpoints veto."""
+    spec = ScoringSpec(component=[
+        {"QED": {"endpoint": [{"name": "qed"}]}},
+        {"TanimotoSimilarity": {"endpoint": [{"name": "sim", "params": {"smiles": ["CCO"]}, "required": True}]}},
+        {"SAScore": {"endpoint": [{"name": "sa", "transform": {"type": "reverse_sigmoid", "low": 2, "high": 6, "k": 0.5}}]}},
+    ])
+    scorer = Scorer(spec)
+    sim_values = {"CCO": float("nan")}
+    scorer.endpoints[1].component.score_batch = lambda smiles: [Failure("docking failed") if s in sim_values else 0.5 for s in smiles]
+    res = scorer(["CCO", "CCN"])
+    assert math.isnan(res.total[0]) and "docking failed" in res.reasons[0]
+    assert np.isfinite(res.total[1])
+    optional = Scorer(ScoringSpec(component=[{"QED": {"endpoint": [{"name": "qed"}]}},
+                                             {"TanimotoSimilarity": {"endpoint": [{"name": "sim", "params": {"smiles": ["CCO"]}}]}}]))
+    optional.endpoints[1].component.score_batch = lambda smiles: [Failure("x") for _ in smiles]
+    assert np.isfinite(optional(["CCO"]).total[0])  # not required: renormalised over QED

@@ -65,6 +65,7 @@ def save_prior(model: LanguageModel, path: str | Path, half_precision: bool = Fa
     os.close(fd)
     try:
         torch.save(payload, tmp)
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a prior is a shared artefact
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -293,9 +293,8 @@ class StagedLearning:
         tokens = tokens[idx.to(tokens.device)]
         kept_canon = [canon[i] for i in idx.tolist()]
         replay = self.memory.sample(self.rng, self.config.parameters.randomize_smiles) if self.memory else []
-        replay_tokens, replay_scores = self._encode([s for s, _ in replay]), [v for s, v in replay]
-        if replay_tokens is None:
-            replay_scores = []
+        replay_tokens, kept_replay = self._encode([s for s, _ in replay])
+        replay_scores = [replay[i][1] for i in kept_replay]
         agent_logp = self.agent.sequence_log_likelihood(tokens)
         with torch.no_grad():
             prior_logp = self.prior.sequence_log_likelihood(tokens)
@@ -328,15 +327,18 @@ class StagedLearning:
             columns[name] = column
         return float(out.loss.detach()), columns
 
-    def _encode(self, smiles: list[str]) -> torch.Tensor | None:
+    def _encode(self, smiles: list[str]) -> tuple[torch.Tensor | None, list[int]]:
+        """Token rows for the SMILES the vocabulary can spell, and their indices (the rest are skipped)."""
         good = []
-        for s in smiles:
+        for i, s in enumerate(smiles):
             try:
                 self.agent.vocabulary.encode(s)
-                good.append(s)
+                good.append(i)
             except UnknownTokenError:
                 continue
-        return self.agent.vocabulary.encode_batch(good).to(self.device) if good else None
+        if not good:
+            return None, []
+        return self.agent.vocabulary.encode_batch([smiles[i] for i in good]).to(self.device), good
 
     def _prior_sample_logp(self, n: int) -> torch.Tensor | None:
         """Agent log-likelihood of prior samples: the maximum-likelihood form of a forward-KL term."""
@@ -348,14 +350,14 @@ class StagedLearning:
     def _anchor_pool(self) -> dict[str, torch.Tensor | None]:
         if self.strategy_params.get("anchor_pool") != "batch+memory" or not self.memory or not len(self.memory):
             return {}
-        tokens = self._encode([s for s, _ in self.memory.entries])
+        tokens, kept = self._encode([s for s, _ in self.memory.entries])
         if tokens is None:
             return {}
-        good = [v for s, v in self.memory.entries if s]
         with torch.no_grad():
             pool_logp = self.prior.sequence_log_likelihood(tokens)
+        scores = [self.memory.entries[i][1] for i in kept]
         return {"anchor_pool_prior_logp": pool_logp,
-                "anchor_pool_scores": torch.as_tensor(good[: len(pool_logp)], dtype=torch.float32, device=self.device)}
+                "anchor_pool_scores": torch.as_tensor(scores, dtype=torch.float32, device=self.device)}
 
     # --- outputs ------------------------------------------------------------------------------------------
     def _write_summary(self, summary: SummaryCsv, raw_smiles: list[str], canon: list[str | None], states: list[int],

@@ -53,6 +53,9 @@ class ScoringComponent:
     Params: ClassVar[type[ComponentParams]] = ComponentParams
     #: "score" components enter the weighted mean; "penalty" components multiply the aggregate (REINVENT's filters)
     role: ClassVar[str] = "score"
+    #: a required endpoint that fails makes the total NaN (zero reward) instead of dropping out of the mean;
+    #: expensive oracles set this so an agent cannot win by generating molecules they cannot score
+    required_by_default: ClassVar[bool] = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

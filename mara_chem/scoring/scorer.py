@@ -20,6 +20,7 @@ class Endpoint:
     component: ScoringComponent
     weight: float
     transform: Transform | None
+    required: bool = False
 
     def score(self, smiles: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
         result = self.component(smiles)
@@ -42,8 +43,10 @@ class Scorer:
         for entry in spec.component:
             (cname, cspec), = entry.items()
             for ep in cspec.endpoint:
+                component = build_component(cname, ep.params)
+                required = component.required_by_default if ep.required is None else ep.required
                 self.endpoints.append(
-                    Endpoint(ep.name, build_component(cname, ep.params), ep.weight, build_transform(ep.transform))
+                    Endpoint(ep.name, component, ep.weight, build_transform(ep.transform), required)
                 )
 
     @property
@@ -73,6 +76,9 @@ class Scorer:
             total = np.ones(n)
         for e in penalties:
             total = total * np.where(np.isfinite(scores[e.name]), scores[e.name], 1.0)
+        for e in self.endpoints:
+            if e.required:
+                total = np.where(np.isfinite(scores[e.name]), total, np.nan)
         return total
 
     def close(self) -> None:

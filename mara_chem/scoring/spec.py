@@ -23,6 +23,9 @@ class EndpointSpec(BaseModel):
     weight: float = Field(1.0, ge=0.0)
     params: dict[str, Any] = Field(default_factory=dict)
     transform: dict[str, Any] | None = None
+    # mara-chem: when this endpoint fails, the total is NaN instead of renormalising over the others
+    # (default: the component's own choice; docking is required, cheap descriptors are not)
+    required: bool | None = None
 
 
 class ComponentSpec(BaseModel):

@@ -92,6 +92,7 @@ class VinaDocking(ScoringComponent):
 
     name = "vina_docking"
     aliases = ("VinaDocking",)
+    required_by_default = True  # a failed docking must not let QED/SA alone carry the score
     Params = VinaDockingParams
     params: VinaDockingParams
 

@@ -132,3 +132,22 @@ def _to_toml(cfg: dict) -> str:
 
     table("", cfg)
     return "\n".join(lines) + "\n"
+
+
+def test_resume_refuses_a_changed_prior(tmp_path):
+    """Resuming against a different prior file would silently mix two models: refuse it."""
+    import shutil
+
+    from mara_chem.models import load_prior, save_prior
+
+    prior = tmp_path / "prior.prior"
+    shutil.copy(PRIOR, prior)
+    cfg = _config(tmp_path / "run", {"type": "dap", "sigma": 128, "rate": 1e-4}, budget=16, steps=1)
+    cfg["parameters"]["prior_file"] = cfg["parameters"]["agent_file"] = str(prior)
+    StagedLearning(load_run_config(cfg), quiet=True).run()
+    model = load_prior(prior)
+    with __import__("torch").no_grad():
+        next(model.network.parameters()).add_(0.01)
+    save_prior(model, prior)
+    with pytest.raises(RunDirError, match="changed"):
+        StagedLearning(load_run_config(cfg), quiet=True)

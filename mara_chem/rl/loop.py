@@ -101,6 +101,7 @@ class StagedLearning:
         self.prior: LanguageModel = load_prior(p.prior_file, self.device)
         self.prior.network.eval().requires_grad_(False)
         self.agent: LanguageModel = load_prior(p.agent_file, self.device)
+        self._agent_file_state = {k: v.detach().clone() for k, v in self.agent.network.state_dict().items()}
         self.agent.network.train()
         if self.agent.vocabulary != self.prior.vocabulary:
             raise RunDirError("agent and prior have different vocabularies")
@@ -150,8 +151,18 @@ class StagedLearning:
         inc = self.config.inception
         return ReplayMemory(inc.memory_size, inc.sample_size, inc.deduplicate) if inc and inc.memory_size else None
 
+    def _prior_digests(self) -> dict[str, str]:
+        """Fingerprints of the prior and agent files, so a resume against changed files is refused."""
+        from mara_chem.models.prior_file import weights_digest
+
+        return {"prior": weights_digest(self.prior.network.state_dict()),
+                "agent_file": weights_digest(self._agent_file_state)}
+
     def _resume(self, path: Path) -> None:
         state = load_checkpoint(path)
+        if state.get("digests") and state["digests"] != self._prior_digests():
+            raise RunDirError(f"the prior or agent file changed since {path} was written; "
+                              "restore the original files or start again with --overwrite")
         self.agent.network.load_state_dict(state["agent"])
         self.optimizer.load_state_dict(state["optimizer"])
         if state.get("strategy") is not None and hasattr(self.strategy, "load_state_dict"):
@@ -176,7 +187,7 @@ class StagedLearning:
             "filter": self.filter.state_dict() if self.filter else None,
             "memory": self.memory.state_dict() if self.memory else None,
             "hits": self.hits, "history": self.history,
-            "rng": rng_state(), "loop_rng": self.rng.getstate(),
+            "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._prior_digests(),
         })
 
     def _summary_path(self, stage_index: int) -> Path:

@@ -265,10 +265,10 @@ def run_job(job: Job) -> dict[str, Any]:
     start = time.perf_counter()
     cfg = load_run_config(run_config(job))
     try:
-        learner = StagedLearning(cfg, overwrite=False, quiet=True)
-    except RunDirError:
-        learner = StagedLearning(cfg, overwrite=True, quiet=True)
-    try:
+        try:
+            learner = StagedLearning(cfg, overwrite=False, quiet=True)
+        except RunDirError:  # a log without checkpoint, or a checkpoint of another prior: start the run again
+            learner = StagedLearning(cfg, overwrite=True, quiet=True)
         result = learner.run()
     except Exception as exc:  # one broken run must not take the grid down; it is reported and re-run next time
         import traceback

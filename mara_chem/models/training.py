@@ -179,7 +179,7 @@ def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: b
         train = data.train if cfg.epoch_size is None else epoch_rng.sample(data.train, min(cfg.epoch_size, len(data.train)))
         start = time.monotonic()
         bar = tqdm(_batches(train, cfg.batch_size, epoch_rng), desc=f"epoch {state['epoch'] + 1}", unit="batch",
-                   mininterval=10, disable=None)
+                   mininterval=30, disable=False)  # also to log files: progress of long CPU epochs
         running = None
         for batch in bar:
             loss = nll_loss(model, batch)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
+from multiprocessing import Pool
 from pathlib import Path
 
 from mara_chem.chem.smiles import canonicalize
@@ -30,7 +32,8 @@ def sample_report(
         "uniqueness": len(unique) / max(1, len(valid)),
     }
     if training_smiles is not None:
-        known = {c for c in (canonicalize(s) for s in training_smiles) if c}
+        with Pool(max(1, os.cpu_count() or 1)) as pool:  # 1.6 M MOSES SMILES: a minute on 2 cores
+            known = {c for c in pool.map(canonicalize, training_smiles, chunksize=4096) if c}
         report["novelty"] = len(unique - known) / max(1, len(unique))
     if out is not None:
         out = Path(out)

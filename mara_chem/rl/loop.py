@@ -282,7 +282,7 @@ class StagedLearning:
             stage=self.stage_index + 1, step=self.global_step, calls_used=oracle.calls, budget=oracle.budget,
             valid_fraction=float(np.mean([c is not None for c in canon])),
             duplicate_fraction=float(np.mean(np.array(states) == SMILES_DUPLICATE)),
-            mean_score=float(np.nanmean(np.where(np.array([c is not None for c in canon]), scores, np.nan))) if any(canon) else 0.0,
+            mean_score=_mean_scored(totals, canon, scored),
             best_score=self.hits.best, hits=len(self.hits.hits), hit_scaffolds=len(self.hits.scaffolds),
             loss=loss, seconds=elapsed, non_oracle_seconds=elapsed - oracle_seconds,
         )
@@ -412,6 +412,12 @@ class StagedLearning:
     def _say(self, text: str) -> None:
         if not self.quiet:
             print(text, file=sys.stderr, flush=True)
+
+
+def _mean_scored(totals: np.ndarray, canon: list[str | None], scored: dict) -> float:
+    """Mean total score over this step's scored valid samples (failed scores count as 0, unscored are left out)."""
+    mask = np.array([c is not None and c in scored for c in canon])
+    return float(np.nan_to_num(totals[mask], nan=0.0).mean()) if mask.any() else 0.0
 
 
 def _outcome_ids(canon: list[str | None]) -> torch.Tensor:

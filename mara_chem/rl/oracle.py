@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from mara_chem.rl.summary import append_csv_rows
 from mara_chem.scoring.scorer import Scorer
 
 LOG_NAME = "oracle_log.csv"
@@ -62,13 +63,7 @@ class OracleLog:
         return rows
 
     def append(self, rows: list[dict[str, object]]) -> None:
-        new = not self.path.exists() or self.path.stat().st_size == 0
-        with open(self.path, "a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=self.columns)
-            if new:
-                writer.writeheader()
-            writer.writerows(rows)
-            handle.flush()
+        append_csv_rows(self.path, self.columns, rows)
 
 
 class Oracle:

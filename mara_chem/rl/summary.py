@@ -28,12 +28,18 @@ class SummaryCsv:
             writer.writerows(rows)
 
     def append(self, rows: list[dict[str, object]]) -> None:
-        new = not self.path.exists() or self.path.stat().st_size == 0
-        with open(self.path, "a", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=self.columns)
-            if new:
-                writer.writeheader()
-            writer.writerows(rows)
+        append_csv_rows(self.path, self.columns, rows)
+
+
+def append_csv_rows(path: Path, columns: list[str], rows: list[dict[str, object]]) -> None:
+    """Append rows (header first if the file is new or empty) and flush, so a kill loses at most a torn line."""
+    new = not path.exists() or path.stat().st_size == 0
+    with open(path, "a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        if new:
+            writer.writeheader()
+        writer.writerows(rows)
+        handle.flush()
 
 
 @dataclass

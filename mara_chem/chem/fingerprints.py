@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from rdkit import DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 from rdkit.DataStructs import ExplicitBitVect
 
@@ -27,6 +26,3 @@ def morgan_fingerprint(smiles: str, radius: int = 2, n_bits: int = 2048) -> Expl
 def morgan_fingerprints(smiles: Sequence[str], radius: int = 2, n_bits: int = 2048) -> list[ExplicitBitVect | None]:
     return [morgan_fingerprint(s, radius, n_bits) for s in smiles]
 
-
-def bulk_tanimoto(query: ExplicitBitVect, pool: Sequence[ExplicitBitVect]) -> list[float]:
-    return list(DataStructs.BulkTanimotoSimilarity(query, list(pool)))

@@ -19,7 +19,7 @@ from tqdm import tqdm
 from mara_chem.chem.smiles import canonicalize
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import build_network
-from mara_chem.models.prior_file import save_prior
+from mara_chem.models.prior_file import load_prior, save_prior
 from mara_chem.models.tokenizer import Vocabulary, tokenize
 
 log = logging.getLogger(__name__)
@@ -68,15 +68,11 @@ def read_smiles_file(path: str | Path) -> list[str]:
     return out
 
 
-def _canon_no_stereo_kept(s: str) -> str | None:
-    return canonicalize(s)
-
-
 def prepare_data(raw: list[str], cfg: TrainConfig, processes: int | None = None) -> PreparedData:
     """Canonicalise, de-duplicate, filter by vocabulary and length; every drop is counted."""
     processes = processes or max(1, (os.cpu_count() or 1))
     with Pool(processes) as pool:
-        canon = pool.map(_canon_no_stereo_kept, raw, chunksize=4096)
+        canon = pool.map(canonicalize, raw, chunksize=4096)
     counts: Counter[str] = Counter(input=len(raw))
     valid = [c for c in canon if c]
     counts["invalid"] = len(raw) - len(valid)
@@ -206,8 +202,6 @@ def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: b
                     "scheduler": scheduler.state_dict(), "state": state, "data_sha256": data.sha256,
                     "vocabulary": data.vocabulary.tokens}, ckpt_path.with_suffix(".tmp"))
         os.replace(ckpt_path.with_suffix(".tmp"), ckpt_path)
-    from mara_chem.models.prior_file import load_prior
-
     return load_prior(out, cfg.device)
 
 

@@ -7,13 +7,20 @@ import sys
 from pathlib import Path
 
 
-def cmd_validate(args: argparse.Namespace) -> int:
+def _load_or_report(path: Path):
+    """The validated run config, or None after printing why the file is invalid."""
     from mara_chem.rl.config import ConfigError, load_run_config
 
     try:
-        cfg = load_run_config(args.run_file)
+        return load_run_config(path)
     except ConfigError as exc:
-        print(f"{args.run_file}: invalid run file:\n{exc}", file=sys.stderr)
+        print(f"{path}: invalid run file:\n{exc}", file=sys.stderr)
+        return None
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    cfg = _load_or_report(args.run_file)
+    if cfg is None:
         return 2
     n_ep = sum(len(spec.endpoint) for st in cfg.stage for e in st.scoring.component for spec in e.values())
     print(f"{args.run_file}: OK ({len(cfg.stage)} stage(s), {n_ep} scoring endpoint(s), "
@@ -22,13 +29,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from mara_chem.rl.config import ConfigError, load_run_config
     from mara_chem.rl.loop import RunDirError, StagedLearning
 
-    try:
-        cfg = load_run_config(args.run_file)
-    except ConfigError as exc:
-        print(f"{args.run_file}: invalid run file:\n{exc}", file=sys.stderr)
+    cfg = _load_or_report(args.run_file)
+    if cfg is None:
         return 2
     if args.device:
         cfg.device = args.device

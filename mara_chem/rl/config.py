@@ -11,7 +11,7 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from mara_chem.scoring.spec import ScoringSpec
 
@@ -118,10 +118,6 @@ class RunConfig(Section):
             return model(**params).model_dump(exclude_unset=True) | {"type": params["type"]}
         except ValidationError as exc:
             raise ValueError(_describe(exc)) from None
-
-    @model_validator(mode="after")
-    def _stage_filters(self) -> "RunConfig":
-        return self
 
     @property
     def run_dir(self) -> Path:

@@ -197,11 +197,9 @@ class StagedLearning:
     def run(self) -> RunResult:
         stop_reason = "max_steps"
         rows = self.oracle_log.read()
-        calls_before = 0
         try:
             for index, stage in enumerate(self.config.stage):
                 if index < self.stage_index:
-                    calls_before += sum(1 for r in rows if int(r["stage"]) == index + 1)
                     continue
                 stop_reason = self._run_stage(index, stage, rows)
         finally:
@@ -241,8 +239,6 @@ class StagedLearning:
                         and record.mean_score >= stage.max_score):
                     reason = "max_score"
                     break
-            else:
-                reason = "max_steps"
             if oracle.exhausted:
                 reason = "oracle budget"
         finally:
@@ -275,8 +271,9 @@ class StagedLearning:
             self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
         self.stage_step += 1
         self.global_step += 1
+        scaffolds = {c: murcko_scaffold(c) for c in canon if c}  # once per molecule, for hits and the summary
         for c in dict.fromkeys(c for c in canon if c and c in scored):
-            self.hits.update(c, scored[c].total, murcko_scaffold(c))
+            self.hits.update(c, scored[c].total, scaffolds[c])
         elapsed = time.perf_counter() - t0
         record = StepRecord(
             stage=self.stage_index + 1, step=self.global_step, calls_used=oracle.calls, budget=oracle.budget,
@@ -287,7 +284,7 @@ class StagedLearning:
             loss=loss, seconds=elapsed, non_oracle_seconds=elapsed - oracle_seconds,
         )
         self.history.append(record)
-        self._write_summary(summary, sampled.smiles, canon, states, totals, filtered, columns, keep, scored)
+        self._write_summary(summary, sampled.smiles, canon, states, scaffolds, filtered, columns, keep, scored)
         self._log_scalars(record)
         if not self.quiet and (self.global_step % self.progress_every == 0):
             self._say(self._progress_line(record))
@@ -372,7 +369,7 @@ class StagedLearning:
 
     # --- outputs ------------------------------------------------------------------------------------------
     def _write_summary(self, summary: SummaryCsv, raw_smiles: list[str], canon: list[str | None], states: list[int],
-                       totals: np.ndarray, filtered: np.ndarray, columns: dict[str, np.ndarray],
+                       scaffolds: dict[str, str | None], filtered: np.ndarray, columns: dict[str, np.ndarray],
                        keep: np.ndarray, scored: dict) -> None:
         rows = []
         for i, smi in enumerate(raw_smiles):
@@ -381,7 +378,7 @@ class StagedLearning:
             row: dict[str, object] = {
                 "Agent": _fmt(columns["Agent"][i]), "Prior": _fmt(columns["Prior"][i]),
                 "Target": _fmt(columns["Target"][i]), "Score": _fmt(filtered[i] if keep[i] else math.nan),
-                "SMILES": c or smi, "SMILES_state": states[i], "Scaffold": murcko_scaffold(c) if c else "",
+                "SMILES": c or smi, "SMILES_state": states[i], "Scaffold": (scaffolds[c] or "") if c else "",
                 "step": self.global_step,
             }
             for e in summary.columns[7:-1]:

@@ -8,7 +8,6 @@ rebuilt from it, so calls paid for before a kill are neither lost nor charged tw
 from __future__ import annotations
 
 import csv
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,10 +137,3 @@ def scores_array(smiles: list[str | None], scored: dict[str, Scored]) -> np.ndar
     """Per-sample total score; NaN for invalid, unscored or failed molecules."""
     return np.array([scored[s].total if s is not None and s in scored else math.nan for s in smiles], dtype=float)
 
-
-def dump_reason_counts(scored: dict[str, Scored]) -> str:
-    counts: dict[str, int] = {}
-    for entry in scored.values():
-        if entry.reason:
-            counts[entry.reason] = counts.get(entry.reason, 0) + 1
-    return json.dumps(counts)

@@ -44,7 +44,7 @@ def cmd_prior_train(args: argparse.Namespace) -> int:
         model_type=args.model_type, hyperparameters=hp, batch_size=args.batch_size, learning_rate=args.lr,
         max_epochs=args.epochs, epoch_size=args.epoch_size, patience=args.patience, max_length=args.max_length,
         min_token_count=args.min_token_count, max_hours=args.max_hours, seed=args.seed,
-        device=_resolve_device(args.device),
+        device=_resolve_device(args.device), half_precision=args.half_precision,
     )
     raw = read_smiles_file(args.smiles)
     if args.limit:
@@ -76,6 +76,28 @@ def cmd_prior_sample(args: argparse.Namespace) -> int:
                            out=args.out, batch_size=args.batch_size)
     for key, value in report.items():
         print(f"{key}: {value:.4f}" if isinstance(value, float) else f"{key}: {value}")
+    return 0
+
+
+def cmd_prior_info(args: argparse.Namespace) -> int:
+    from mara_chem.models.prior_file import read_metadata
+
+    meta = read_metadata(args.prior)
+    if args.json:
+        print(json.dumps(meta, indent=2, default=str))
+        return 0
+    history = meta.pop("history", [])
+    config = meta.pop("config", {})
+    for key, value in meta.items():
+        print(f"{key}: {value}")
+    if config:
+        print("training config:", json.dumps(config, default=str))
+    if history:
+        print("epoch  train_nll  valid_nll  seconds")
+        for row in history:
+            train_nll = row.get("train_nll")
+            print(f"{row['epoch']:>5}  {train_nll if train_nll is None else f'{train_nll:9.3f}'}  "
+                  f"{row['valid_nll']:9.3f}  {row['seconds']:>7}")
     return 0
 
 
@@ -120,6 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     train.add_argument("--no-resume", action="store_true")
+    train.add_argument("--half-precision", action="store_true", help="store fp16 weights (half the file size)")
     train.set_defaults(func=cmd_prior_train)
 
     sample = prior.add_parser("sample", help="sample SMILES and print validity, uniqueness, novelty")
@@ -132,6 +155,11 @@ def build_parser() -> argparse.ArgumentParser:
     sample.add_argument("--seed", type=int, default=None)
     sample.add_argument("--device", choices=["auto", "cpu", "cuda"], default="auto")
     sample.set_defaults(func=cmd_prior_sample)
+
+    info = prior.add_parser("info", help="print a prior's model, training record and save-time quality")
+    info.add_argument("prior", type=Path)
+    info.add_argument("--json", action="store_true", help="the whole metadata as JSON")
+    info.set_defaults(func=cmd_prior_info)
 
     try:
         _add_run_commands(sub)

@@ -33,3 +33,33 @@ def test_train_writes_prior_and_resumes(moses_sample, tmp_path):
     with pytest.raises(ValueError, match="other data"):
         train_prior(prepare_data(moses_sample[200:300], cfg, processes=1), cfg, out)
     assert load_prior(out).vocabulary == data.vocabulary
+
+
+def test_half_precision_prior_is_fp16_on_disk_and_matches_the_trained_model(moses_sample, tmp_path):
+    import torch
+
+    cfg = TrainConfig(model_type="rnn", hyperparameters=dict(hidden_size=32, embedding_dim=16, num_layers=1),
+                      batch_size=32, max_epochs=1, valid_fraction=0.1, min_token_count=1, half_precision=True)
+    data = prepare_data(moses_sample[:200], cfg, processes=1)
+    full_out, half_out = tmp_path / "full.prior", tmp_path / "half.prior"
+    train_prior(data, TrainConfig(**{**cfg.__dict__, "half_precision": False}), full_out)
+    train_prior(data, cfg, half_out)  # same seed, same data: the same weights before rounding
+    stored = torch.load(half_out, weights_only=True)["state_dict"]
+    assert all(t.dtype == torch.float16 for t in stored.values() if t.is_floating_point())
+    full, half = load_prior(full_out), load_prior(half_out)
+    smiles = data.valid[:20]
+    torch.testing.assert_close(half.log_likelihood(smiles), full.log_likelihood(smiles), atol=5e-2, rtol=1e-2)
+
+
+def test_prior_info_prints_the_training_record(moses_sample, tmp_path, capsys):
+    from mara_chem.cli import main
+
+    cfg = TrainConfig(model_type="rnn", hyperparameters=dict(hidden_size=32, embedding_dim=16, num_layers=1),
+                      batch_size=32, max_epochs=1, valid_fraction=0.1, min_token_count=1)
+    out = tmp_path / "p.prior"
+    train_prior(prepare_data(moses_sample[:200], cfg, processes=1), cfg, out)
+    assert main(["prior", "info", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "epochs: 1" in text and "save_validity:" in text and "epoch  train_nll" in text
+    assert main(["prior", "info", str(out), "--json"]) == 0
+    assert '"training_data_size": 180' in capsys.readouterr().out

@@ -50,6 +50,7 @@ class TrainConfig:
     max_hours: float | None = None
     seed: int = 0
     device: str = "cpu"
+    half_precision: bool = False  # fp16 weights in the written prior: keeps a 3x512 LSTM under 16 MiB
 
 
 def read_smiles_file(path: str | Path) -> list[str]:
@@ -209,7 +210,7 @@ def _save_final(model: LanguageModel, data: PreparedData, cfg: TrainConfig, stat
     quality = sample_quality(model, n=1000)
     model.network.train()
     save_prior(
-        model, out,
+        model, out, half_precision=cfg.half_precision,
         training_data_sha256=data.sha256,
         training_data_size=len(data.train),
         validation_size=len(data.valid),

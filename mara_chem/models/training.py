@@ -186,7 +186,7 @@ def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: b
             optimizer.step()
             value = loss.item()
             running = value if running is None else 0.98 * running + 0.02 * value
-            bar.set_postfix(nll=f"{running:.2f}")
+            bar.set_postfix(nll=f"{running:.2f}", refresh=False)  # refresh only every mininterval
         valid_loss = validation_loss(model, data.valid)
         scheduler.step(valid_loss)
         state["epoch"] += 1

@@ -41,7 +41,7 @@ def cmd_prior_train(args: argparse.Namespace) -> int:
         hp = dict(n_layers=args.layers, d_model=args.hidden, n_heads=args.heads,
                   dim_feedforward=4 * args.hidden, dropout=args.dropout)
     cfg = TrainConfig(
-        model_type=args.model_type, hyperparameters=hp, batch_size=args.batch_size, learning_rate=args.lr,
+        model_type=args.model_type, hyperparameters=hp, batch_size=args.batch_size, learning_rate=args.lr, lr_decay=args.lr_decay,
         max_epochs=args.epochs, epoch_size=args.epoch_size, patience=args.patience, max_length=args.max_length,
         min_token_count=args.min_token_count, max_hours=args.max_hours, seed=args.seed,
         device=_resolve_device(args.device), half_precision=args.half_precision,
@@ -93,11 +93,11 @@ def cmd_prior_info(args: argparse.Namespace) -> int:
     if config:
         print("training config:", json.dumps(config, default=str))
     if history:
-        print("epoch  train_nll  valid_nll  seconds")
+        print("epoch  train_nll  valid_nll  seconds        lr")
         for row in history:
-            train_nll = row.get("train_nll")
+            train_nll, lr = row.get("train_nll"), row.get("lr")  # lr is recorded since version 0.1.0's --lr-decay
             print(f"{row['epoch']:>5}  {train_nll if train_nll is None else f'{train_nll:9.3f}'}  "
-                  f"{row['valid_nll']:9.3f}  {row['seconds']:>7}")
+                  f"{row['valid_nll']:9.3f}  {row['seconds']:>7}  {'' if lr is None else f'{lr:8.2e}'}")
     return 0
 
 
@@ -132,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--dropout", type=float, default=0.0)
     train.add_argument("--batch-size", type=int, default=128)
     train.add_argument("--lr", type=float, default=1e-3)
+    train.add_argument("--lr-decay", type=float, default=None,
+                       help="multiply the learning rate by this after every epoch (e.g. 0.8); applies on resume too")
     train.add_argument("--epochs", type=int, default=10)
     train.add_argument("--epoch-size", type=int, default=None, help="SMILES per epoch (default: all)")
     train.add_argument("--patience", type=int, default=3)

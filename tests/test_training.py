@@ -63,3 +63,17 @@ def test_prior_info_prints_the_training_record(moses_sample, tmp_path, capsys):
     assert "epochs: 1" in text and "save_validity:" in text and "epoch  train_nll" in text
     assert main(["prior", "info", str(out), "--json"]) == 0
     assert '"training_data_size": 180' in capsys.readouterr().out
+
+
+def test_lr_decay_multiplies_the_learning_rate_every_epoch(moses_sample, tmp_path):
+    cfg = TrainConfig(model_type="rnn", hyperparameters=dict(hidden_size=32, embedding_dim=16, num_layers=1),
+                      batch_size=32, learning_rate=2e-3, lr_decay=0.5, max_epochs=3, valid_fraction=0.1,
+                      min_token_count=1, patience=10)
+    out = tmp_path / "p.prior"
+    train_prior(prepare_data(moses_sample[:200], cfg, processes=1), cfg, out)
+    import torch
+
+    history = torch.load(tmp_path / "p.prior.ckpt", weights_only=False)["state"]["history"]
+    lrs = [row["lr"] for row in history]
+    assert lrs[0] == pytest.approx(2e-3) and lrs[1] == pytest.approx(1e-3)
+    assert lrs[2] in (pytest.approx(5e-4), pytest.approx(2.5e-4))  # plateau halving may come on top

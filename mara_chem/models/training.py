@@ -40,6 +40,7 @@ class TrainConfig:
     hyperparameters: dict = field(default_factory=dict)
     batch_size: int = 128
     learning_rate: float = 1e-3
+    lr_decay: float | None = None  # x this after every epoch (REINVENT-style step decay), on top of plateau halving
     max_epochs: int = 10
     epoch_size: int | None = None  # SMILES per epoch; None = the whole training split
     patience: int = 3
@@ -175,6 +176,7 @@ def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: b
         epoch_rng = random.Random(rng.random())
         train = data.train if cfg.epoch_size is None else epoch_rng.sample(data.train, min(cfg.epoch_size, len(data.train)))
         start = time.monotonic()
+        lr_used = optimizer.param_groups[0]["lr"]
         bar = tqdm(_batches(train, cfg.batch_size, epoch_rng), desc=f"epoch {state['epoch'] + 1}", unit="batch",
                    mininterval=30, disable=False)  # also to log files: progress of long CPU epochs
         running = None
@@ -189,11 +191,15 @@ def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: b
             bar.set_postfix(nll=f"{running:.2f}", refresh=False)  # refresh only every mininterval
         valid_loss = validation_loss(model, data.valid)
         scheduler.step(valid_loss)
+        if cfg.lr_decay is not None:
+            for group in optimizer.param_groups:
+                group["lr"] *= cfg.lr_decay
         state["epoch"] += 1
         state["elapsed_s"] += time.monotonic() - start
-        state["history"].append({"epoch": state["epoch"], "train_nll": running, "valid_nll": valid_loss,
+        state["history"].append({"epoch": state["epoch"], "train_nll": running, "valid_nll": valid_loss, "lr": lr_used,
                                  "seconds": round(time.monotonic() - start, 1)})
-        log.info("epoch %d: train NLL %.3f, valid NLL %.3f", state["epoch"], running or float("nan"), valid_loss)
+        log.info("epoch %d: train NLL %.3f, valid NLL %.3f, lr %.3g", state["epoch"], running or float("nan"),
+                 valid_loss, lr_used)
         if valid_loss < state["best_valid"] - 1e-4:
             state["best_valid"], state["bad_epochs"] = valid_loss, 0
             _save_final(model, data, cfg, state, out)

@@ -22,7 +22,7 @@ import torch
 
 from mara_chem.chem.smiles import canonicalize, murcko_scaffold
 from mara_chem.models.language_model import LanguageModel
-from mara_chem.models.prior_file import load_prior
+from mara_chem.models.prior_file import load_prior, weights_digest
 from mara_chem.models.tokenizer import UnknownTokenError
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME, load_checkpoint, rng_state, save_checkpoint, set_rng_state
 from mara_chem.rl.config import RunConfig, Stage
@@ -101,7 +101,9 @@ class StagedLearning:
         self.prior: LanguageModel = load_prior(p.prior_file, self.device)
         self.prior.network.eval().requires_grad_(False)
         self.agent: LanguageModel = load_prior(p.agent_file, self.device)
-        self._agent_file_state = {k: v.detach().clone() for k, v in self.agent.network.state_dict().items()}
+        # fingerprints of the prior and agent files as loaded, so a resume against changed files is refused
+        self._file_digests = {"prior": weights_digest(self.prior.network.state_dict()),
+                              "agent_file": weights_digest(self.agent.network.state_dict())}
         self.agent.network.train()
         if self.agent.vocabulary != self.prior.vocabulary:
             raise RunDirError("agent and prior have different vocabularies")
@@ -151,16 +153,9 @@ class StagedLearning:
         inc = self.config.inception
         return ReplayMemory(inc.memory_size, inc.sample_size, inc.deduplicate) if inc and inc.memory_size else None
 
-    def _prior_digests(self) -> dict[str, str]:
-        """Fingerprints of the prior and agent files, so a resume against changed files is refused."""
-        from mara_chem.models.prior_file import weights_digest
-
-        return {"prior": weights_digest(self.prior.network.state_dict()),
-                "agent_file": weights_digest(self._agent_file_state)}
-
     def _resume(self, path: Path) -> None:
         state = load_checkpoint(path)
-        if state.get("digests") and state["digests"] != self._prior_digests():
+        if state.get("digests") and state["digests"] != self._file_digests:
             raise RunDirError(f"the prior or agent file changed since {path} was written; "
                               "restore the original files or start again with --overwrite")
         self.agent.network.load_state_dict(state["agent"])
@@ -187,7 +182,7 @@ class StagedLearning:
             "filter": self.filter.state_dict() if self.filter else None,
             "memory": self.memory.state_dict() if self.memory else None,
             "hits": self.hits, "history": self.history,
-            "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._prior_digests(),
+            "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._file_digests,
         })
 
     def _summary_path(self, stage_index: int) -> Path:

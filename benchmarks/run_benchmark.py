@@ -18,7 +18,6 @@ table); the four strategy variants are defined in :data:`STRATEGIES` below.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -32,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from mara_chem.data.moses import sha256_of
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -234,19 +235,7 @@ def is_finished(job: Job) -> bool:
         info = json.loads(done.read_text())
     except ValueError:
         return False
-    return info.get("budget") == job.budget and info.get("prior_sha256") == file_sha256(job.prior)
-
-
-def file_sha256(path: str | Path) -> str:
-    """sha256 of a file (cached per path and mtime)."""
-    path = Path(path)
-    key = (str(path.resolve()), path.stat().st_mtime_ns)
-    if key not in _SHA_CACHE:
-        _SHA_CACHE[key] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return _SHA_CACHE[key]
-
-
-_SHA_CACHE: dict[tuple[str, int], str] = {}
+    return info.get("budget") == job.budget and info.get("prior_sha256") == sha256_of(job.prior)
 
 
 def _init_worker() -> None:
@@ -277,7 +266,7 @@ def run_job(job: Job) -> dict[str, Any]:
                 "traceback": traceback.format_exc()}
     record = {
         "key": job.key, "task": job.task.name, "strategy": job.strategy, "seed": job.seed, "budget": job.budget,
-        "prior": job.prior, "prior_sha256": file_sha256(job.prior), "steps": result.steps,
+        "prior": job.prior, "prior_sha256": sha256_of(job.prior), "steps": result.steps,
         "oracle_calls": result.oracle_calls, "stop_reason": result.stop_reason,
         "wall_s": round(time.perf_counter() - start, 1), "status": "done",
     }
@@ -575,7 +564,7 @@ def prior_info(prior: str) -> dict[str, Any]:
     keep = {k: meta.get(k) for k in ("model_type", "hyperparameters", "epochs", "validation_nll", "save_validity", "saved_at",
                                            "training_data_sha256")
             if k in meta}
-    return {"path": str(prior), "sha256": file_sha256(prior), **keep}
+    return {"path": str(prior), "sha256": sha256_of(prior), **keep}
 
 
 def _priors_used(jobs: Sequence[Job], out: Path) -> list[dict[str, Any]]:
@@ -588,7 +577,7 @@ def _priors_used(jobs: Sequence[Job], out: Path) -> list[dict[str, Any]]:
         previous = {p["sha256"]: p for p in json.loads((out / "results.json").read_text()).get("priors", [])}
     infos = []
     for path, sha in sorted(used):
-        if Path(path).exists() and file_sha256(path) == sha:
+        if Path(path).exists() and sha256_of(path) == sha:
             infos.append(prior_info(path))
         else:
             infos.append(previous.get(sha, {"path": path, "sha256": sha}))
@@ -618,6 +607,7 @@ def summarize(jobs: Sequence[Job], tasks: Sequence[Task], strategies: Sequence[s
         plot_scores(out / f"{task.name}_scores.png", task, scores[task.name])
     priors = _priors_used(jobs, out)
     info = {"command": command, "created": time.strftime("%Y-%m-%d %H:%M:%S %Z"), "ob_n": ob_n,
+            "budget": max((job.budget for job in jobs), default=0),
             "priors": priors,
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, torch threads per worker 1",
             "summary": summary, "runs": rows}
@@ -666,7 +656,7 @@ def results_markdown(info: dict[str, Any], tasks: Sequence[Task], strategies: Se
     if walls:
         lines.append(f"{len(rows)} runs; wall time per run {np.mean(walls):.0f} ± {np.std(walls):.0f} s "
                      f"(min {min(walls):.0f}, max {max(walls):.0f}); per-run details in `runs.csv`.")
-    short = [r for r in rows if r["oracle_calls"] < max(1, int(0.99 * _budget_of(info)))]
+    short = [r for r in rows if r["oracle_calls"] < max(1, int(0.99 * info["budget"]))]
     for r in short:
         lines.append(f"- {r['task']}/{r['strategy']}/seed{r['seed']} used only {r['oracle_calls']} oracle calls "
                      f"(stopped on {r['stop_reason']} after {r['steps']} steps: too few new valid molecules per batch).")
@@ -680,11 +670,6 @@ def results_markdown(info: dict[str, Any], tasks: Sequence[Task], strategies: Se
         lines.append("")
     lines.append(hypergrid_section(out))
     return "\n".join(lines) + "\n"
-
-
-def _budget_of(info: dict[str, Any]) -> int:
-    command = info["command"].split()
-    return int(command[command.index("--budget") + 1]) if "--budget" in command else 2000
 
 
 def hypergrid_section(out: Path) -> str:

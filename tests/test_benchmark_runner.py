@@ -85,7 +85,7 @@ def test_smoke_grid(runner, tmp_path: Path, capsys) -> None:
     md = (out / "results.md").read_text()
     assert "ref_neighbourhoods" in md and "DAP" in md and "MARA" in md and "Yield" in md
     info = json.loads((out / "results.json").read_text())
-    assert info["priors"][0]["sha256"] == runner.file_sha256(PRIOR)
+    assert info["priors"][0]["sha256"] == runner.sha256_of(PRIOR)
 
     # resumable: finished runs are skipped, the tables are rebuilt
     capsys.readouterr()

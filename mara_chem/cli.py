@@ -41,9 +41,9 @@ def cmd_prior_train(args: argparse.Namespace) -> int:
         hp = dict(n_layers=args.layers, d_model=args.hidden, n_heads=args.heads,
                   dim_feedforward=4 * args.hidden, dropout=args.dropout)
     cfg = TrainConfig(
-        model_type=args.model_type, hyperparameters=hp, batch_size=args.batch_size, learning_rate=args.lr, lr_decay=args.lr_decay,
-        max_epochs=args.epochs, epoch_size=args.epoch_size, patience=args.patience, max_length=args.max_length,
-        min_token_count=args.min_token_count, max_hours=args.max_hours, seed=args.seed,
+        model_type=args.model_type, hyperparameters=hp, batch_size=args.batch_size, learning_rate=args.lr,
+        lr_decay=args.lr_decay, max_epochs=args.epochs, epoch_size=args.epoch_size, patience=args.patience,
+        max_length=args.max_length, min_token_count=args.min_token_count, max_hours=args.max_hours, seed=args.seed,
         device=_resolve_device(args.device), half_precision=args.half_precision,
     )
     raw = read_smiles_file(args.smiles)
@@ -95,7 +95,7 @@ def cmd_prior_info(args: argparse.Namespace) -> int:
     if history:
         print("epoch  train_nll  valid_nll  seconds        lr")
         for row in history:
-            train_nll, lr = row.get("train_nll"), row.get("lr")  # lr is recorded since version 0.1.0's --lr-decay
+            train_nll, lr = row.get("train_nll"), row.get("lr")  # priors trained before --lr-decay have no lr
             print(f"{row['epoch']:>5}  {train_nll if train_nll is None else f'{train_nll:9.3f}'}  "
                   f"{row['valid_nll']:9.3f}  {row['seconds']:>7}  {'' if lr is None else f'{lr:8.2e}'}")
     return 0

@@ -138,6 +138,8 @@ def test_resume_refuses_a_changed_prior(tmp_path):
     """Resuming against a different prior file would silently mix two models: refuse it."""
     import shutil
 
+    import torch
+
     from mara_chem.models import load_prior, save_prior
 
     prior = tmp_path / "prior.prior"
@@ -146,7 +148,7 @@ def test_resume_refuses_a_changed_prior(tmp_path):
     cfg["parameters"]["prior_file"] = cfg["parameters"]["agent_file"] = str(prior)
     StagedLearning(load_run_config(cfg), quiet=True).run()
     model = load_prior(prior)
-    with __import__("torch").no_grad():
+    with torch.no_grad():
         next(model.network.parameters()).add_(0.01)
     save_prior(model, prior)
     with pytest.raises(RunDirError, match="changed"):

@@ -1,4 +1,7 @@
+import dataclasses
+
 import pytest
+import torch
 
 from mara_chem.models import load_prior
 from mara_chem.models.prior_file import read_metadata
@@ -36,13 +39,11 @@ def test_train_writes_prior_and_resumes(moses_sample, tmp_path):
 
 
 def test_half_precision_prior_is_fp16_on_disk_and_matches_the_trained_model(moses_sample, tmp_path):
-    import torch
-
     cfg = TrainConfig(model_type="rnn", hyperparameters=dict(hidden_size=32, embedding_dim=16, num_layers=1),
                       batch_size=32, max_epochs=1, valid_fraction=0.1, min_token_count=1, half_precision=True)
     data = prepare_data(moses_sample[:200], cfg, processes=1)
     full_out, half_out = tmp_path / "full.prior", tmp_path / "half.prior"
-    train_prior(data, TrainConfig(**{**cfg.__dict__, "half_precision": False}), full_out)
+    train_prior(data, dataclasses.replace(cfg, half_precision=False), full_out)
     train_prior(data, cfg, half_out)  # same seed, same data: the same weights before rounding
     stored = torch.load(half_out, weights_only=True)["state_dict"]
     assert all(t.dtype == torch.float16 for t in stored.values() if t.is_floating_point())
@@ -71,8 +72,6 @@ def test_lr_decay_multiplies_the_learning_rate_every_epoch(moses_sample, tmp_pat
                       min_token_count=1, patience=10)
     out = tmp_path / "p.prior"
     train_prior(prepare_data(moses_sample[:200], cfg, processes=1), cfg, out)
-    import torch
-
     history = torch.load(tmp_path / "p.prior.ckpt", weights_only=False)["state"]["history"]
     lrs = [row["lr"] for row in history]
     assert lrs[0] == pytest.approx(2e-3) and lrs[1] == pytest.approx(1e-3)

@@ -12,13 +12,12 @@ DEFAULT_DATA_DIR = Path("data")
 
 
 def _resolve_device(name: str) -> str:
-    import torch
+    from mara_chem.models.device import DeviceError, resolve_device
 
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if name == "cuda" and not torch.cuda.is_available():
-        raise SystemExit("error: --device cuda requested but no CUDA device is available")
-    return name
+    try:
+        return str(resolve_device(name))
+    except DeviceError as exc:
+        raise SystemExit(f"error: --device: {exc}") from None
 
 
 def cmd_data_moses(args: argparse.Namespace) -> int:

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable
+from enum import IntEnum
 
 from rdkit import Chem, RDLogger
 from rdkit.Chem.Scaffolds import MurckoScaffold
 
 RDLogger.DisableLog("rdApp.*")
+
+
+class SmilesState(IntEnum):
+    """A sampled SMILES within its batch, as REINVENT's summary column ``SMILES_state`` writes it."""
+
+    INVALID = 0
+    VALID = 1
+    DUPLICATE = 2  # valid, but the same canonical molecule came earlier in the batch
 
 
 def to_mol(smiles: str) -> Chem.Mol | None:

@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from mara_chem.chem.smiles import murcko_scaffold
-
-DUPLICATE_STATE = 2  # REINVENT SMILES_state: 0 invalid, 1 valid, 2 duplicate
+from mara_chem.chem.smiles import SmilesState, murcko_scaffold
 
 
 def scaffold_stats(smiles: Sequence[str]) -> dict[str, object]:
@@ -29,7 +27,7 @@ def scaffold_stats(smiles: Sequence[str]) -> dict[str, object]:
 
 def duplicate_fraction(states: Sequence[int]) -> float | None:
     """Fraction of a sampled batch flagged duplicate (SMILES_state == 2) over the whole batch, invalid included."""
-    return sum(1 for s in states if s == DUPLICATE_STATE) / len(states) if len(states) else None
+    return sum(1 for s in states if s == SmilesState.DUPLICATE) / len(states) if len(states) else None
 
 
 def _stage_number(path: Path) -> int:
@@ -51,7 +49,7 @@ def read_summaries(run_dir: str | Path) -> pd.DataFrame | None:
 def duplicate_fraction_per_step(summary: pd.DataFrame) -> pd.DataFrame:
     """Per (stage, step): batch size, duplicates and their fraction."""
     grouped = summary.groupby(["stage", "step"])["SMILES_state"]
-    out = pd.DataFrame({"n": grouped.size(), "duplicates": grouped.apply(lambda s: int((s == DUPLICATE_STATE).sum()))})
+    out = pd.DataFrame({"n": grouped.size(), "duplicates": grouped.apply(lambda s: int((s == SmilesState.DUPLICATE).sum()))})
     out["fraction"] = out["duplicates"] / out["n"]
     return out.reset_index()
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,8 +11,9 @@ from rdkit.DataStructs import ExplicitBitVect
 from mara_chem.metrics.auc import top_k_auc
 from mara_chem.metrics.collapse import batch_duplicates, scaffold_stats
 from mara_chem.metrics.diversity import CIRCLE_DISTANCE, FingerprintSpec, fingerprints, int_div1_fps, n_circles_fps
-from mara_chem.metrics.oracle_log import Molecule, OracleLog, read_oracle_log
+from mara_chem.metrics.oracle_log import LogTable, Molecule, read_oracle_log
 from mara_chem.metrics.yield_ob import hits, oracle_burden
+from mara_chem.rl.run_record import read_run_record
 
 CONVENTIONS = {
     "oracle_call": "1-based index of the log row; invalid SMILES, repeats and failed scores still occupy calls",
@@ -42,22 +42,13 @@ class MetricOptions:
     auc_freq: int = 100
 
 
-def load_run_config(run_dir: str | Path) -> dict | None:
-    """``run.json`` (the run-config snapshot) or None when absent or unreadable."""
-    path = Path(run_dir) / "run.json"
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-
-
-def resolve_budget(run_dir: str | Path, budget: int | None, log: OracleLog) -> tuple[int, str]:
+def resolve_budget(run_dir: str | Path, budget: int | None, log: LogTable) -> tuple[int, str]:
     """Explicit budget; else the sum of the stages' ``max_oracle_calls`` in run.json; else the calls spent."""
     if budget is not None:
         if budget < 1:
             raise ValueError(f"the budget must be at least one oracle call, got {budget}")
         return int(budget), "argument"
-    stages = (load_run_config(run_dir) or {}).get("stage")
+    stages = (read_run_record(run_dir) or {}).get("stage")
     if isinstance(stages, list) and stages and all(isinstance(s, dict) and s.get("max_oracle_calls") for s in stages):
         return int(sum(int(s["max_oracle_calls"]) for s in stages)), "run.json"
     return max(1, int(log.df["call"].max()) if log.n_rows else 1), "calls in log"
@@ -88,7 +79,7 @@ def threshold_metrics(molecules: Sequence[Molecule], threshold: float, budget: i
 
 
 def compute_metrics(run_dir: str | Path, thresholds: Sequence[float], budget: int | None = None,
-                    opts: MetricOptions = MetricOptions(), log: OracleLog | None = None) -> dict[str, object]:
+                    opts: MetricOptions = MetricOptions(), log: LogTable | None = None) -> dict[str, object]:
     """Read ``RUN_DIR/oracle_log.csv`` (unless ``log`` is given) and summary CSVs; all metrics within the budget."""
     log = log if log is not None else read_oracle_log(run_dir)
     fp_cache: dict[str, ExplicitBitVect] = {}

@@ -1,9 +1,15 @@
-"""Reading the append-only oracle log (``RUN_DIR/oracle_log.csv``) that every metric is computed from.
+"""The oracle log (``RUN_DIR/oracle_log.csv``): its format, writer, readers and repair, in one place.
 
-One row per oracle call: ``call,step[,stage],smiles,score,<endpoint>...,<endpoint>_raw...,reason`` (DESIGN.md §4).
-The reader is robust to what an append-only file written by a live (or killed) run can contain:
-a final partially written line (dropped), duplicate SMILES (a molecule counts once, at its first call),
-invalid SMILES (skipped and counted) and failed scores (NaN: the call is spent, never a hit).
+One row per oracle call, appended by the run loop (:class:`OracleLog`) and read back by the loop on resume
+and by every metric (:func:`read_oracle_log`):
+``call,step,stage,smiles,score,<endpoint>...,<endpoint>_raw...,reason``. ``call`` is the 1-based global call
+number (contiguous across stages), ``score`` the aggregated score (empty = NaN = failed, the call is spent).
+
+A batch of rows is appended with one ``write`` on an ``O_APPEND`` descriptor, so a killed process leaves
+whole rows; a torn last line (power loss, full disk) is found by :meth:`OracleLog.cut_torn_line`, which the
+loop re-records under the same call number. The metrics reader is read-only and robust to what a live (or
+killed) run's file can contain: a final partial line (dropped), duplicate SMILES (a molecule counts once, at
+its first call), invalid SMILES (skipped and counted) and failed scores (NaN: the call is spent, never a hit).
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,10 +26,120 @@ from typing import NamedTuple
 import pandas as pd
 
 from mara_chem.chem.smiles import canonicalize
+from mara_chem.text import format_number
 
 LOG_NAME = "oracle_log.csv"
 FIXED_COLUMNS = ("call", "step", "smiles", "score")
-META_COLUMNS = (*FIXED_COLUMNS, "stage", "reason")  # ``stage`` is written by mara_chem.rl.oracle; optional here
+META_COLUMNS = (*FIXED_COLUMNS, "stage", "reason")  # ``stage`` and ``reason`` are optional for the reader
+LEADING_COLUMNS = ("call", "step", "stage", "smiles", "score")  # the writer's first columns, in order
+
+
+class OracleLogError(ValueError):
+    """The oracle log cannot be used as it is (another run's columns, unreadable); the message names it."""
+
+
+def log_columns(endpoints: Sequence[str]) -> list[str]:
+    """The writer's header for these endpoint names."""
+    return [*LEADING_COLUMNS, *endpoints, *(f"{e}_raw" for e in endpoints), "reason"]
+
+
+def format_value(value: float | None) -> str:
+    """A score cell: the exact float (``repr``), empty for NaN/None."""
+    return format_number(value)
+
+
+def parse_value(text: str | None) -> float:
+    """Inverse of :func:`format_value`; anything unreadable is NaN."""
+    try:
+        return float(text) if text else math.nan
+    except ValueError:
+        return math.nan
+
+
+@dataclass(frozen=True)
+class TornLine:
+    """A last line without its newline, cut off the file: its text and the call number it held."""
+
+    text: str
+    fields: list[str]
+    call: int
+    previous: dict[str, str] | None  # the last complete row before it (its step and stage are the best guess)
+
+
+class OracleLog:
+    """The log file of one run: append rows, read complete rows back, cut a torn last line."""
+
+    def __init__(self, path: Path, endpoints: Sequence[str]):
+        self.path = Path(path)
+        self.endpoints = list(endpoints)
+        self.columns = log_columns(self.endpoints)
+
+    def header(self) -> list[str] | None:
+        """The file's header (None without a file or a complete first line); read-only."""
+        if not self.path.exists():
+            return None
+        with open(self.path, newline="") as handle:
+            first = handle.readline()
+        return next(csv.reader([first])) if first.endswith("\n") else None
+
+    def check_columns(self) -> None:
+        """Refuse a log written for other scoring endpoints (checked before anything is written)."""
+        header = self.header()
+        if header is not None and header != self.columns:
+            raise OracleLogError(f"{self.path} was written by a run with other scoring endpoints "
+                                 f"(its columns: {', '.join(header)})")
+
+    def read(self) -> list[dict[str, str]]:
+        """Complete rows on disk, oldest first; a torn last line is ignored (see :meth:`cut_torn_line`)."""
+        if not self.path.exists():
+            return []
+        self.check_columns()
+        text = self.path.read_text()
+        return list(csv.DictReader(io.StringIO(text[: text.rfind("\n") + 1])))
+
+    def cut_torn_line(self) -> TornLine | None:
+        """Remove a last line that lacks its newline and return it; None when the file ends cleanly.
+
+        Calls are written in order, so the torn line held the call after the last complete row's.
+        """
+        if not self.path.exists():
+            return None
+        text = self.path.read_text()
+        if not text or text.endswith("\n"):
+            return None
+        keep = text[: text.rfind("\n") + 1]
+        rows = list(csv.DictReader(io.StringIO(keep))) if keep else []
+        torn = text[len(keep):]
+        with open(self.path, "r+") as handle:
+            handle.truncate(len(keep.encode()))
+        if not keep:  # the header itself was torn: no call was recorded yet
+            return None
+        previous = rows[-1] if rows else None
+        call = int(previous["call"]) + 1 if previous else 1
+        return TornLine(text=torn, fields=next(csv.reader([torn]), []), call=call, previous=previous)
+
+    def append(self, rows: Sequence[dict[str, object]]) -> None:
+        """Append rows (the header first into a new or empty file) with a single write."""
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=self.columns, lineterminator="\n")
+        if not self.path.exists() or self.path.stat().st_size == 0:
+            writer.writeheader()
+        writer.writerows(rows)
+        data = buffer.getvalue().encode()
+        if self.path.exists() and self.path.stat().st_size and not self._ends_with_newline():
+            raise OracleLogError(f"{self.path} ends in a torn line; cut it (cut_torn_line) before appending")
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            written = os.write(fd, data)
+            while written < len(data):  # regular files write everything at once; be safe anyway
+                written += os.write(fd, data[written:])
+        finally:
+            os.close(fd)
+
+    def _ends_with_newline(self) -> bool:
+        with open(self.path, "rb") as handle:
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) == b"\n"
 
 
 class Molecule(NamedTuple):
@@ -35,8 +152,8 @@ class Molecule(NamedTuple):
 
 
 @dataclass
-class OracleLog:
-    """The parsed log plus counts of what the reader skipped (reported next to the metrics)."""
+class LogTable:
+    """The parsed log (for metrics) plus counts of what the reader skipped (reported next to the metrics)."""
 
     df: pd.DataFrame
     endpoints: list[str] = field(default_factory=list)
@@ -93,7 +210,7 @@ def _to_frame(header: list[str], records: list[list[str]]) -> tuple[pd.DataFrame
     return df.sort_values("call", kind="stable").reset_index(drop=True), len(records) - len(good) + int(bad.sum())
 
 
-def read_oracle_log(path: str | Path) -> OracleLog:
+def read_oracle_log(path: str | Path) -> LogTable:
     """Parse ``oracle_log.csv`` (or a run folder containing it); adds a ``canonical`` column (None if invalid)."""
     path = Path(path)
     if path.is_dir() or not path.suffix:
@@ -110,7 +227,7 @@ def read_oracle_log(path: str | Path) -> OracleLog:
     df, bad = _to_frame(header, records[1:])
     df["canonical"] = _canonical_column(df["smiles"].tolist())
     endpoints = [c for c in header if c not in META_COLUMNS and not c.endswith("_raw")]
-    return OracleLog(df=df, endpoints=endpoints, n_dropped_lines=dropped + bad)
+    return LogTable(df=df, endpoints=endpoints, n_dropped_lines=dropped + bad)
 
 
 def _canonical_column(smiles: list[str]) -> list[str | None]:

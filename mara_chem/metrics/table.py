@@ -5,15 +5,13 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 
+from mara_chem.text import format_number
+
 HEADERS = ("τ", "Yield", "OB_N", "IntDiv1", "#Circles", "AUC top-k", "#Scaffolds", "Top scaffold share")
 
 
-def _fmt(value: object, digits: int = 3) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
+def _cell(value: float | None, digits: int = 3) -> str:
+    return format_number(value, f".{digits}f", missing="n/a")
 
 
 def table_rows(metrics: Mapping[str, object]) -> tuple[list[str], list[list[str]]]:
@@ -22,8 +20,8 @@ def table_rows(metrics: Mapping[str, object]) -> tuple[list[str], list[list[str]
     rows = []
     for row in metrics["thresholds"]:  # type: ignore[union-attr]
         ob = "not reached" if row["ob_n"] is None else str(row["ob_n"])
-        rows.append([_fmt(row["threshold"], 2), str(row["yield"]), ob, _fmt(row["intdiv1"]), str(row["n_circles"]),
-                     _fmt(auc["value"]), str(row["n_scaffolds"]), _fmt(row["top_scaffold_share"])])
+        rows.append([_cell(row["threshold"], 2), str(row["yield"]), ob, _cell(row["intdiv1"]), str(row["n_circles"]),
+                     _cell(auc["value"]), str(row["n_scaffolds"]), _cell(row["top_scaffold_share"])])
     n = metrics["thresholds"][0]["n"] if metrics["thresholds"] else 100  # type: ignore[index]
     headers = [h.replace("OB_N", f"OB{n}").replace("top-k", f"top-{auc['k']}") for h in HEADERS]
     return headers, rows

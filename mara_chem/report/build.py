@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mara_chem.metrics.compute import MetricOptions, compute_metrics
-from mara_chem.metrics.oracle_log import OracleLog, read_oracle_log
+from mara_chem.metrics.oracle_log import LogTable, read_oracle_log
 from mara_chem.metrics.table import html_table
 from mara_chem.metrics.yield_ob import hits
 from mara_chem.report import plots
@@ -14,7 +14,7 @@ from mara_chem.report.molecules import grid_png, hits_frame, write_hits_csv, wri
 from mara_chem.report.page import img_tag, page, section
 
 
-def _plot_section(log: OracleLog, threshold: float, budget: int, opts: MetricOptions) -> str:
+def _plot_section(log: LogTable, threshold: float, budget: int, opts: MetricOptions) -> str:
     calls, n_hits = hits_curve(log, threshold, budget)
     c_calls, circles = circles_curve(log, threshold, budget, t=opts.circle_distance, seed=opts.seed,
                                      spec=opts.fingerprint)
@@ -29,7 +29,7 @@ def _plot_section(log: OracleLog, threshold: float, budget: int, opts: MetricOpt
     return section("Curves", '<div class="plots">' + "\n".join(images) + "</div>")
 
 
-def _hits_section(run_dir: Path, log: OracleLog, threshold: float, budget: int, top: int) -> tuple[str, int]:
+def _hits_section(run_dir: Path, log: LogTable, threshold: float, budget: int, top: int) -> tuple[str, int]:
     df = hits_frame(hits(log.molecules(budget), threshold), log.df)
     write_hits_csv(df, run_dir / "hits.csv")
     n_sdf = write_hits_sdf(df, run_dir / "hits.sdf")

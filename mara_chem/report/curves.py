@@ -6,15 +6,15 @@ import numpy as np
 import pandas as pd
 
 from mara_chem.metrics.diversity import CIRCLE_DISTANCE, FingerprintSpec, fingerprints, n_circles_fps
-from mara_chem.metrics.oracle_log import Molecule, OracleLog, unique_molecules
+from mara_chem.metrics.oracle_log import LogTable, Molecule, unique_molecules
 from mara_chem.metrics.yield_ob import hits
 
-LogLike = OracleLog | pd.DataFrame
+LogLike = LogTable | pd.DataFrame
 
 
 def log_frame(log: LogLike) -> pd.DataFrame:
-    """The log DataFrame (``OracleLog.df`` or a frame with call, smiles, score and optionally step/canonical)."""
-    return log.df if isinstance(log, OracleLog) else log
+    """The log DataFrame (``LogTable.df`` or a frame with call, smiles, score and optionally step/canonical)."""
+    return log.df if isinstance(log, LogTable) else log
 
 
 def molecules_of(log: LogLike, budget: int | None = None) -> list[Molecule]:

@@ -1,38 +1,83 @@
-"""Atomic checkpoints of everything a resumed run needs besides the oracle log."""
+"""Atomic run checkpoints of everything a resumed run needs besides the oracle log.
+
+A checkpoint holds only plain data (tensors, numbers, strings, lists, tuples, dicts) and is read with
+``torch.load(weights_only=True)``, so a planted or foreign file cannot run code when a run resumes.
+"""
 
 from __future__ import annotations
 
 import os
 import random
+import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
+from mara_chem.text import first_line
+
 CHECKPOINT_NAME = "checkpoint.pt"
+FORMAT = "mara-chem-run-checkpoint"
+FORMAT_VERSION = 2
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be resumed from; the message names the file (and the step where known)."""
 
 
 def rng_state() -> dict[str, Any]:
-    state = {"python": random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    """Python, NumPy, torch (and CUDA) global RNG states as plain data."""
+    kind, key, pos, has_gauss, cached = np.random.get_state(legacy=True)  # type: ignore[misc]
+    state: dict[str, Any] = {
+        "python": random.getstate(),
+        "numpy": {"kind": kind, "key": torch.from_numpy(np.asarray(key, dtype=np.int64)), "pos": int(pos),
+                  "has_gauss": int(has_gauss), "cached_gaussian": float(cached)},
+        "torch": torch.get_rng_state(),
+    }
     if torch.cuda.is_available():
         state["cuda"] = torch.cuda.get_rng_state_all()
     return state
 
 
 def set_rng_state(state: dict[str, Any]) -> None:
+    """Inverse of :func:`rng_state`."""
     random.setstate(state["python"])
-    np.random.set_state(state["numpy"])
+    n = state["numpy"]
+    np.random.set_state((n["kind"], n["key"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached_gaussian"]))
     torch.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
+def non_finite_tensors(state_dict: dict[str, Any]) -> list[str]:
+    """Names of floating-point tensors holding NaN or infinity."""
+    return [name for name, value in state_dict.items()
+            if isinstance(value, torch.Tensor) and value.is_floating_point() and not bool(torch.isfinite(value).all())]
+
+
 def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
+    """Write via a temporary file and a rename, so a kill leaves either the old or the new checkpoint."""
     tmp = path.with_name(path.name + ".tmp")
-    torch.save(payload, tmp)
+    torch.save({"format": FORMAT, "format_version": FORMAT_VERSION, **payload}, tmp)
     os.replace(tmp, path)
 
 
 def load_checkpoint(path: Path) -> dict[str, Any]:
-    return torch.load(path, map_location="cpu", weights_only=False)  # our own file, written above
+    """The checkpoint's payload, read without unpickling code; refuses foreign, corrupt or diverged files."""
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types for corrupt, truncated or code-carrying files
+        found = re.search(r"Unsupported global: GLOBAL (\S+)", str(exc))
+        reason = (f"it would import {found.group(1)}, which a checkpoint of plain data never does" if found
+                  else first_line(str(exc))[:200])
+        raise CheckpointError(f"{path} is not a readable mara-chem checkpoint (corrupt, truncated, written by an "
+                              f"older mara-chem, or carrying code): {reason}") from None
+    if not isinstance(state, dict) or state.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a mara-chem run checkpoint (format tag {FORMAT!r} missing)")
+    bad = non_finite_tensors(state["agent"])
+    if bad:
+        raise CheckpointError(f"{path}: the agent's weights are not finite (NaN/inf in {', '.join(bad[:3])}) after "
+                              f"step {state['global_step']} (stage {state['stage_index'] + 1}): that step's update "
+                              "diverged (learning rate too large?); start again with --overwrite")
+    return state

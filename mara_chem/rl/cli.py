@@ -29,7 +29,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from mara_chem.rl.loop import RunDirError, StagedLearning
+    import signal
+
+    from mara_chem.rl.loop import RunDirError, RunInterrupted, StagedLearning
 
     cfg = _load_or_report(args.run_file)
     if cfg is None:
@@ -41,7 +43,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     except RunDirError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    result = runner.run()
+    resume = f"resume with: mara-chem run {args.run_file}"
+    try:
+        result = runner.run()
+    except RunInterrupted as exc:
+        print(f"{exc}; every paid oracle call is in the log; {resume}", file=sys.stderr)
+        return 128 + signal.Signals[exc.signal_name].value
+    if result.interrupted_by:
+        print(f"stopped by {result.interrupted_by} after step {result.steps} ({result.oracle_calls} oracle calls); "
+              f"{resume}", file=sys.stderr)
+        return 128 + signal.Signals[result.interrupted_by].value
     print(f"run finished ({result.stop_reason}): {result.steps} steps, {result.oracle_calls} oracle calls, "
           f"{result.hits} hits >= {cfg.parameters.hit_threshold:g} in {result.hit_scaffolds} scaffolds")
     print(f"results in {result.run_dir}/ (oracle_log.csv, summary_*.csv, checkpoint.pt, run.json)")

@@ -53,6 +53,14 @@ class ScaffoldBucketFilter(DiversityFilter):
     def bucket_of(self, smiles: str) -> str:
         raise NotImplementedError
 
+    def state_dict(self) -> dict:
+        """Plain data (dict, list) so that checkpoints load with ``weights_only=True``."""
+        return {"buckets": dict(self.buckets), "members": sorted(self.members)}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.buckets = defaultdict(int, state["buckets"])
+        self.members = set(state["members"])
+
     def apply(self, smiles: list[str | None], scores: np.ndarray, steps: int) -> np.ndarray:
         out = scores.astype(float).copy()
         for i, smi in enumerate(smiles):
@@ -116,15 +124,11 @@ class ScaffoldSimilarity(ScaffoldBucketFilter):
         return scaffold
 
     def state_dict(self) -> dict:
-        state = super().state_dict()
-        state.pop("_gen", None)
-        state["representatives"] = {k: None for k in self.representatives}  # fingerprints are rebuilt
-        return state
+        return {**super().state_dict(), "representatives": list(self.representatives)}  # fingerprints are rebuilt
 
     def load_state_dict(self, state: dict) -> None:
         super().load_state_dict(state)
-        self._gen = None
-        self.representatives = {k: self._fp(k) for k in state.get("representatives", {})}
+        self.representatives = {k: self._fp(k) for k in state["representatives"]}
 
 
 class PenalizeSameSmiles(DiversityFilter):
@@ -133,6 +137,12 @@ class PenalizeSameSmiles(DiversityFilter):
     def __init__(self, config: Any):
         super().__init__(config)
         self.seen: set[str] = set()
+
+    def state_dict(self) -> dict:
+        return {"seen": sorted(self.seen)}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.seen = set(state["seen"])
 
     def apply(self, smiles: list[str | None], scores: np.ndarray, steps: int) -> np.ndarray:
         out = scores.astype(float).copy()

@@ -1,43 +1,76 @@
-"""The staged-learning loop (DESIGN.md §4): sample -> canonicalise -> oracle -> filter -> replay -> loss -> step.
+"""The staged-learning loop (docs: sample -> canonicalise -> oracle -> filter -> replay -> loss -> step).
 
 The loop owns the optimiser, the oracle, the filters and the replay memory; the learning strategy only
 turns tensors into a loss. Stops on max_steps, max_score or the oracle budget, and never exceeds the budget.
+
+Run-folder safety: one writer per folder (:mod:`mara_chem.rl.run_lock`); a resume must describe the same run
+(:mod:`mara_chem.rl.run_record`) and every check happens before anything in the folder is written; the
+oracle log is the source of truth, so a run killed at any moment resumes without losing or re-paying calls
+(no checkpoint yet: the run starts again and takes the logged calls from the log); SIGINT/SIGTERM stop the
+run at the next step boundary with a checkpoint.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import random
 import shutil
+import signal
 import sys
+import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
 
-from mara_chem.chem.smiles import canonicalize, murcko_scaffold
+from mara_chem.chem.smiles import SmilesState, canonicalize, murcko_scaffold
+from mara_chem.metrics.oracle_log import OracleLogError
+from mara_chem.models.device import DeviceError, resolve_device
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.prior_file import load_prior, weights_digest
 from mara_chem.models.tokenizer import UnknownTokenError
-from mara_chem.rl.checkpoint import CHECKPOINT_NAME, load_checkpoint, rng_state, save_checkpoint, set_rng_state
+from mara_chem.rl.checkpoint import (
+    CHECKPOINT_NAME,
+    CheckpointError,
+    load_checkpoint,
+    rng_state,
+    save_checkpoint,
+    set_rng_state,
+)
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
-from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, scores_array
+from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, recover_torn_line, scores_array
 from mara_chem.rl.replay import ReplayMemory
+from mara_chem.rl.run_lock import RunFolderBusy, RunLock
+from mara_chem.rl.run_record import CHANGES_JSON, RUN_JSON, Change, compare, describe, read_run_record, write_run_record
 from mara_chem.rl.strategies import StrategyBatch, build_strategy
-from mara_chem.rl.summary import SMILES_DUPLICATE, SMILES_INVALID, SMILES_VALID, HitTracker, SummaryCsv
+from mara_chem.rl.strategies.base import MaraOptions
+from mara_chem.rl.strategies.policy_gradient import PolicyGradientParams
+from mara_chem.rl.summary import HitTracker, SummaryCsv, raw_column
 from mara_chem.scoring.scorer import Scorer
+from mara_chem.text import format_number
 
 log = logging.getLogger(__name__)
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
 
 class RunDirError(RuntimeError):
-    pass
+    """The run folder cannot be used as asked (changed run, busy, unreadable checkpoint); nothing was written."""
+
+
+class RunInterrupted(Exception):
+    """A second SIGINT/SIGTERM while a step was still running: stop now (the log already holds every paid call)."""
+
+    def __init__(self, signal_name: str, step: int):
+        super().__init__(f"stopped by {signal_name} during step {step + 1}")
+        self.signal_name = signal_name
 
 
 @dataclass
@@ -65,14 +98,7 @@ class RunResult:
     hits: int
     hit_scaffolds: int
     stop_reason: str
-
-
-def resolve_device(name: str) -> torch.device:
-    if name == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    if name.startswith("cuda") and not torch.cuda.is_available():
-        raise RuntimeError(f"device {name!r} requested but CUDA is not available")
-    return torch.device(name)
+    interrupted_by: str | None = None  # "SIGINT" or "SIGTERM" when a signal stopped the run at a step boundary
 
 
 def _endpoint_union(stages: list[Stage]) -> list[str]:
@@ -90,14 +116,45 @@ class StagedLearning:
         self.quiet = quiet
         self.progress_every = progress_every
         self.run_dir = config.run_dir
-        self._prepare_run_dir(overwrite)
-        self.device = resolve_device(config.device)
+        try:
+            self.device = resolve_device(config.device)
+        except DeviceError as exc:
+            raise RunDirError(str(exc)) from None
+        self.endpoints = _endpoint_union(config.stage)
+        self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
+        changes = [] if overwrite else self._resume_changes()
+        self._lock = RunLock(self.run_dir)
+        try:
+            self._lock.acquire()
+        except RunFolderBusy as exc:
+            raise RunDirError(str(exc)) from None
+        try:
+            self._set_up(overwrite, changes)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    # --- set-up: every check first, then the first write ------------------------------------------------
+    def _resume_changes(self) -> list[Change]:
+        """Accepted differences to the recorded run; refuses any other (read-only)."""
+        recorded = read_run_record(self.run_dir)
+        if recorded is None:
+            return []
+        allowed, refused = compare(recorded, self.config.model_dump(mode="json"))
+        if refused:
+            raise RunDirError(
+                f"{self.run_dir} holds a run made from another run file; these keys differ from its {RUN_JSON}: "
+                f"{describe(refused)}. A resume may only raise max_oracle_calls or max_steps, add stages or change "
+                "device; use a new folder (summary_csv_prefix) or --overwrite")
+        return allowed
+
+    def _set_up(self, overwrite: bool, changes: list[Change]) -> None:
+        config, p = self.config, self.config.parameters
         if config.seed is not None:
             random.seed(config.seed)
             np.random.seed(config.seed)
             torch.manual_seed(config.seed)
         self.rng = random.Random(config.seed)
-        p = config.parameters
         self.prior: LanguageModel = load_prior(p.prior_file, self.device)
         self.prior.network.eval().requires_grad_(False)
         self.agent: LanguageModel = load_prior(p.agent_file, self.device)
@@ -107,81 +164,109 @@ class StagedLearning:
         self.agent.network.train()
         if self.agent.vocabulary != self.prior.vocabulary:
             raise RunDirError("agent and prior have different vocabularies")
-        self.strategy_params = dict(config.learning_strategy)
-        self.strategy = build_strategy(**self.strategy_params)
-        self.optimizer = self._build_optimizer()
-        self.endpoints = _endpoint_union(config.stage)
-        self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
+        self.strategy = build_strategy(config.learning_strategy).to(self.device)
+        self.optimizer = torch.optim.Adam([
+            {"params": list(self.agent.network.parameters()), "lr": self.strategy.params.rate},
+            *self.strategy.optimizer_param_groups(),
+        ])
         self.history: list[StepRecord] = []
         self.global_step = 0
-        self.stage_index = 0
+        self.stage_index = -1  # the stage in progress (or last finished); -1 before the first
         self.stage_step = 0
+        self.stage_finished = False
+        self.stop_reason = "max_steps"
         self.filter: DiversityFilter | None = None
+        self.filter_stage: int | None = None  # the stage whose filter settings built self.filter
         self.memory = self._new_memory()
         self.hits = HitTracker(p.hit_threshold)
-        self._resumed_state: dict[str, Any] | None = None
         self._tb = None
-        ckpt = self.run_dir / CHECKPOINT_NAME
-        if ckpt.exists():
-            self._resume(ckpt)
+        self._stop_signal: str | None = None
+        state = None if overwrite else self._checked_state()
+        # --- every check passed: from here on the folder is written -------------------------------------
+        if overwrite:
+            self._clear_outputs()
+        write_run_record(self.run_dir, config.model_dump(mode="json"), changes,
+                         state["global_step"] if state else 0)
+        if changes:
+            self._say(f"resuming with changes to the run file: {describe(changes)}")
+        self._repair_oracle_log()
+        if state is not None:
+            self._restore(state)
+        elif self.oracle_log.read():
+            self._restart_from_log()
 
-    # --- set-up -------------------------------------------------------------------------------------------
-    def _prepare_run_dir(self, overwrite: bool) -> None:
+    def _checked_state(self) -> dict[str, Any] | None:
+        """The checkpoint to resume from (None for a new run), after every refusal check; writes nothing."""
+        try:
+            self.oracle_log.check_columns()
+        except OracleLogError as exc:
+            raise RunDirError(f"{exc}; use --overwrite to start again") from None
+        path = self.run_dir / CHECKPOINT_NAME
+        if not path.exists():
+            return None
+        try:
+            state = load_checkpoint(path)
+        except CheckpointError as exc:
+            raise RunDirError(str(exc)) from None
+        if state["digests"] != self._file_digests:
+            raise RunDirError(f"the prior or agent file changed since {path} was written; "
+                              "restore the original files or start again with --overwrite")
+        return state
+
+    def _clear_outputs(self) -> None:
         d = self.run_dir
-        if overwrite and d.exists():
-            for name in [CHECKPOINT_NAME, LOG_NAME, "run.json", *(f.name for f in d.glob("summary*.csv"))]:
-                (d / name).unlink(missing_ok=True)
-            if (d / "tb").exists():
-                shutil.rmtree(d / "tb")
-        d.mkdir(parents=True, exist_ok=True)
-        if (d / LOG_NAME).exists() and not (d / CHECKPOINT_NAME).exists():
-            raise RunDirError(f"{d} holds an oracle log but no checkpoint; use --overwrite to start again")
-        (d / "run.json").write_text(json.dumps(self.config.model_dump(mode="json"), indent=2))
+        for name in [CHECKPOINT_NAME, LOG_NAME, RUN_JSON, CHANGES_JSON, *(f.name for f in d.glob("summary*.csv"))]:
+            (d / name).unlink(missing_ok=True)
+        if (d / "tb").exists():
+            shutil.rmtree(d / "tb")
 
-    def _build_optimizer(self) -> torch.optim.Optimizer:
-        rate = float(self.strategy_params.get("rate", 1e-4))
-        groups: list[dict[str, Any]] = [{"params": list(self.agent.network.parameters()), "lr": rate}]
-        extra = list(self.strategy.parameters()) if hasattr(self.strategy, "parameters") else []
-        if extra:
-            if hasattr(self.strategy, "to"):
-                self.strategy.to(self.device)
-            lr = self.strategy_params.get("log_z_lr") or rate * 100
-            groups.append({"params": list(self.strategy.parameters()), "lr": float(lr)})
-        return torch.optim.Adam(groups)
+    def _repair_oracle_log(self) -> None:
+        torn = self.oracle_log.cut_torn_line()
+        if torn is not None:
+            message = recover_torn_line(self.oracle_log, torn, lambda stage: Scorer(self.config.stage[stage - 1].scoring))
+            log.warning(message)
+            self._say(f"repaired {message}")
 
     def _new_memory(self) -> ReplayMemory | None:
         inc = self.config.inception
         return ReplayMemory(inc.memory_size, inc.sample_size, inc.deduplicate) if inc and inc.memory_size else None
 
-    def _resume(self, path: Path) -> None:
-        state = load_checkpoint(path)
-        if state.get("digests") and state["digests"] != self._file_digests:
-            raise RunDirError(f"the prior or agent file changed since {path} was written; "
-                              "restore the original files or start again with --overwrite")
+    def _restore(self, state: dict[str, Any]) -> None:
         self.agent.network.load_state_dict(state["agent"])
         self.optimizer.load_state_dict(state["optimizer"])
-        if state.get("strategy") is not None and hasattr(self.strategy, "load_state_dict"):
-            self.strategy.load_state_dict(state["strategy"])
+        self.strategy.load_state_dict(state["strategy"])
         self.global_step, self.stage_index, self.stage_step = state["global_step"], state["stage_index"], state["stage_step"]
-        if self.memory is not None and state.get("memory"):
+        self.stage_finished, self.stop_reason = state["stage_finished"], state["stop_reason"]
+        if state["filter"] is not None:
+            self.filter_stage = state["filter_stage"]
+            self.filter = build_filter(self.config.filter_for(self.config.stage[self.filter_stage]))
+            self.filter.load_state_dict(state["filter"])
+        if self.memory is not None and state["memory"] is not None:
             self.memory.load_state_dict(state["memory"])
-        self.hits = state["hits"]
-        self.history = state["history"]
+        self.hits = HitTracker.from_state_dict(state["hits"])
+        self.history = [StepRecord(**r) for r in state["history"]]
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
-        self._resumed_state = state
         SummaryCsv(self._summary_path(self.stage_index), self.endpoints).truncate_after(self.global_step)
         self._say(f"resuming {self.run_dir} at stage {self.stage_index + 1}, step {self.global_step}")
+
+    def _restart_from_log(self) -> None:
+        """No checkpoint yet (killed before the first): start again; logged calls come from the log, unpaid."""
+        for index in range(len(self.config.stage)):
+            SummaryCsv(self._summary_path(index), self.endpoints).truncate_after(0)
+        self._say(f"{self.run_dir} has an oracle log but no checkpoint yet: starting again from step 0; "
+                  f"the {len(self.oracle_log.read())} calls in {LOG_NAME} are reused, not paid again")
 
     def _checkpoint(self) -> None:
         save_checkpoint(self.run_dir / CHECKPOINT_NAME, {
             "agent": self.agent.network.state_dict(),
             "optimizer": self.optimizer.state_dict(),
-            "strategy": self.strategy.state_dict() if hasattr(self.strategy, "state_dict") else None,
+            "strategy": self.strategy.state_dict(),
             "global_step": self.global_step, "stage_index": self.stage_index, "stage_step": self.stage_step,
-            "filter": self.filter.state_dict() if self.filter else None,
+            "stage_finished": self.stage_finished, "stop_reason": self.stop_reason,
+            "filter": self.filter.state_dict() if self.filter else None, "filter_stage": self.filter_stage,
             "memory": self.memory.state_dict() if self.memory else None,
-            "hits": self.hits, "history": self.history,
+            "hits": self.hits.state_dict(), "history": [asdict(r) for r in self.history],
             "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._file_digests,
         })
 
@@ -190,44 +275,68 @@ class StagedLearning:
 
     # --- the run ------------------------------------------------------------------------------------------
     def run(self) -> RunResult:
-        stop_reason = "max_steps"
-        rows = self.oracle_log.read()
         try:
-            for index, stage in enumerate(self.config.stage):
-                if index < self.stage_index:
-                    continue
-                stop_reason = self._run_stage(index, stage, rows)
+            with self._stop_at_step_boundary_on_signals():
+                for index, stage in enumerate(self.config.stage):
+                    if index < self.stage_index or (index == self.stage_index and self.stage_finished
+                                                    and self.stop_reason == "max_score"):
+                        continue
+                    if index > self.stage_index:
+                        self._start_stage(index, stage)
+                    self.stop_reason = self._run_stage(index, stage)
+                    if self._stop_signal:
+                        break
         finally:
             if self._tb is not None:
                 self._tb.close()
+            self._lock.release()
         calls = len(self.oracle_log.read())
-        return RunResult(self.run_dir, self.global_step, calls, len(self.hits.hits), len(self.hits.scaffolds), stop_reason)
+        return RunResult(self.run_dir, self.global_step, calls, len(self.hits.hits), len(self.hits.scaffolds),
+                         self.stop_reason, self._stop_signal)
 
-    def _run_stage(self, index: int, stage: Stage, log_rows: list[dict[str, str]]) -> str:
+    @contextmanager
+    def _stop_at_step_boundary_on_signals(self) -> Iterator[None]:
+        """First SIGINT/SIGTERM: finish the step, checkpoint, stop. A second one stops at once."""
+        if threading.current_thread() is not threading.main_thread():
+            yield
+            return
+
+        def handler(signum: int, frame: Any) -> None:
+            name = signal.Signals(signum).name
+            if self._stop_signal:
+                raise RunInterrupted(name, self.global_step)
+            self._stop_signal = name
+            self._say(f"{name}: stopping at the end of the current step (send it again to stop at once)")
+
+        previous = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
+        try:
+            yield
+        finally:
+            for s, h in previous.items():
+                signal.signal(s, h)
+
+    def _start_stage(self, index: int, stage: Stage) -> None:
+        """A new stage: fresh step count, and (purge_memories) a new diversity filter and replay memory."""
+        self.stage_index, self.stage_step, self.stage_finished = index, 0, False
+        if self.config.parameters.purge_memories or self.filter is None:
+            self.filter = build_filter(self.config.filter_for(stage))
+            self.filter_stage = index
+            if self.memory is not None and index > 0:
+                self.memory = self._new_memory()
+
+    def _run_stage(self, index: int, stage: Stage) -> str:
         scorer = Scorer(stage.scoring)
         oracle = Oracle(scorer, self.oracle_log, index + 1, stage.max_oracle_calls)
-        oracle.restore(log_rows)
-        resuming = self._resumed_state is not None and self.stage_index == index
-        if not resuming:
-            self.stage_step = 0
-            if self.config.parameters.purge_memories or self.filter is None:
-                self.filter = build_filter(self.config.filter_for(stage))
-                if self.memory is not None and index > 0:
-                    self.memory = self._new_memory()
-        else:
-            self.filter = build_filter(self.config.filter_for(stage))
-            if self.filter is not None and self._resumed_state.get("filter"):
-                self.filter.load_state_dict(self._resumed_state["filter"])
-            self._resumed_state = None
-        self.stage_index = index
+        oracle.restore(self.oracle_log.read())
         summary = SummaryCsv(self._summary_path(index), scorer.endpoint_names)
         reason = "max_steps"
         try:
-            while self.stage_step < stage.max_steps:
+            while self.stage_step < stage.max_steps and not self._stop_signal:
                 if oracle.exhausted:
-                    reason = "oracle budget"
                     break
                 record = self._step(stage, oracle, summary)
+                if self._stop_signal:
+                    break
                 if self.global_step % self.config.parameters.checkpoint_every == 0:
                     self._checkpoint()
                 if (stage.max_score is not None and self.stage_step >= (stage.min_steps or 0)
@@ -238,6 +347,11 @@ class StagedLearning:
                 reason = "oracle budget"
         finally:
             scorer.close()
+        if self._stop_signal:
+            self._checkpoint()
+            return "interrupted"
+        self.stage_finished = True
+        self.stop_reason = reason
         self._checkpoint()
         self._say(f"stage {index + 1} finished ({reason}): {oracle.calls} oracle calls, {self.stage_step} steps")
         return reason
@@ -249,7 +363,7 @@ class StagedLearning:
         canon = [canonicalize(s) for s in sampled.smiles]
         states, seen = [], set()
         for c in canon:
-            states.append(SMILES_INVALID if c is None else SMILES_DUPLICATE if c in seen else SMILES_VALID)
+            states.append(SmilesState.INVALID if c is None else SmilesState.DUPLICATE if c in seen else SmilesState.VALID)
             if c is not None:
                 seen.add(c)
         t_oracle = time.perf_counter()
@@ -259,8 +373,8 @@ class StagedLearning:
         keep = np.array([c is None or c in scored for c in canon])  # valid but unscored (budget) rows drop out
         scores = np.nan_to_num(totals, nan=0.0)
         filtered = self.filter.apply([c if c in scored else None for c in canon], scores, self.global_step) if self.filter else scores
-        if self._zero_duplicates():
-            filtered = np.where(np.array(states) == SMILES_DUPLICATE, 0.0, filtered)
+        if self.strategy.zero_batch_duplicates:  # REINVENT zeroes in-batch duplicates; IPS counts them instead
+            filtered = np.where(np.array(states) == SmilesState.DUPLICATE, 0.0, filtered)
         loss, columns = self._update(sampled.tokens, canon, filtered, keep, oracle)
         if self.memory is not None:
             self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
@@ -273,7 +387,7 @@ class StagedLearning:
         record = StepRecord(
             stage=self.stage_index + 1, step=self.global_step, calls_used=oracle.calls, budget=oracle.budget,
             valid_fraction=float(np.mean([c is not None for c in canon])),
-            duplicate_fraction=float(np.mean(np.array(states) == SMILES_DUPLICATE)),
+            duplicate_fraction=float(np.mean(np.array(states) == SmilesState.DUPLICATE)),
             mean_score=_mean_scored(totals, canon, scored),
             best_score=self.hits.best, hits=len(self.hits.hits), hit_scaffolds=len(self.hits.scaffolds),
             loss=loss, seconds=elapsed, non_oracle_seconds=elapsed - oracle_seconds,
@@ -284,10 +398,6 @@ class StagedLearning:
         if not self.quiet and (self.global_step % self.progress_every == 0):
             self._say(self._progress_line(record))
         return record
-
-    def _zero_duplicates(self) -> bool:
-        """REINVENT zeroes in-batch duplicates; frequency-aware strategies (IPS) count them instead."""
-        return bool(getattr(self.strategy, "zero_batch_duplicates", True))
 
     def _update(self, tokens: torch.Tensor, canon: list[str | None], filtered: np.ndarray, keep: np.ndarray,
                 oracle: Oracle) -> tuple[float, dict[str, np.ndarray]]:
@@ -321,7 +431,7 @@ class StagedLearning:
         out.loss.backward()
         self.optimizer.step()
         # "Target" in the summary: DAP's target log-likelihood where the strategy has one, else its reward
-        target = out.targets if getattr(out, "targets", None) is not None else out.rewards
+        target = out.targets if out.targets is not None else out.rewards
         n = len(kept_canon)
         columns = {}
         for name, values in (("Target", target), ("Agent", -agent_logp), ("Prior", -prior_logp)):
@@ -345,13 +455,16 @@ class StagedLearning:
 
     def _prior_sample_logp(self, n: int) -> torch.Tensor | None:
         """Agent log-likelihood of prior samples: the maximum-likelihood form of a forward-KL term."""
-        if self.strategy_params.get("kl") != "forward":
+        params = self.strategy.params
+        if not (isinstance(params, PolicyGradientParams) and params.kl == "forward"):
             return None
         sampled = self.prior.sample(max(1, n))
         return self.agent.sequence_log_likelihood(sampled.tokens)
 
     def _anchor_pool(self) -> dict[str, torch.Tensor | None]:
-        if self.strategy_params.get("anchor_pool") != "batch+memory" or not self.memory or not len(self.memory):
+        params = self.strategy.params
+        uses_memory = isinstance(params, MaraOptions) and params.mara and params.anchor_pool == "batch+memory"
+        if not uses_memory or not self.memory:
             return {}
         tokens, kept = self._encode([s for s, _ in self.memory.entries])
         if tokens is None:
@@ -371,16 +484,14 @@ class StagedLearning:
             c = canon[i]
             entry = scored.get(c) if c else None
             row: dict[str, object] = {
-                "Agent": _fmt(columns["Agent"][i]), "Prior": _fmt(columns["Prior"][i]),
-                "Target": _fmt(columns["Target"][i]), "Score": _fmt(filtered[i] if keep[i] else math.nan),
-                "SMILES": c or smi, "SMILES_state": states[i], "Scaffold": (scaffolds[c] or "") if c else "",
+                "Agent": _cell(columns["Agent"][i]), "Prior": _cell(columns["Prior"][i]),
+                "Target": _cell(columns["Target"][i]), "Score": _cell(filtered[i] if keep[i] else math.nan),
+                "SMILES": c or smi, "SMILES_state": int(states[i]), "Scaffold": (scaffolds[c] or "") if c else "",
                 "step": self.global_step,
             }
-            for e in summary.columns[7:-1]:
-                if e.endswith(" (raw)"):
-                    row[e] = _fmt(entry.raw.get(e[:-6], math.nan)) if entry else ""
-                else:
-                    row[e] = _fmt(entry.scores.get(e, math.nan)) if entry else ""
+            for e in summary.endpoints:
+                row[e] = _cell(entry.scores.get(e, math.nan)) if entry else ""
+                row[raw_column(e)] = _cell(entry.raw.get(e, math.nan)) if entry else ""
             rows.append(row)
         summary.append(rows)
 
@@ -391,9 +502,10 @@ class StagedLearning:
             from torch.utils.tensorboard import SummaryWriter
 
             self._tb = SummaryWriter(self.config.tb_logdir)
+        values = asdict(r)
         for key in ("calls_used", "valid_fraction", "duplicate_fraction", "mean_score", "best_score", "hits",
                     "hit_scaffolds", "loss", "seconds"):
-            self._tb.add_scalar(key, getattr(r, key), r.step)
+            self._tb.add_scalar(key, values[key], r.step)
 
     def _progress_line(self, r: StepRecord) -> str:
         budget = f"/{r.budget}" if r.budget else ""
@@ -424,5 +536,6 @@ def _outcome_ids(canon: list[str | None]) -> torch.Tensor:
     return torch.as_tensor(ids, dtype=torch.long)
 
 
-def _fmt(value: float) -> str:
-    return "" if value is None or not math.isfinite(float(value)) else f"{float(value):.6g}"
+def _cell(value: float) -> str:
+    """A summary CSV number: six significant digits, empty when missing."""
+    return format_number(value, ".6g")

@@ -1,23 +1,26 @@
-"""Oracle budget, cache and the append-only oracle log.
+"""Oracle budget and cache on top of the oracle log (:mod:`mara_chem.metrics.oracle_log`).
 
 One oracle call is the first scoring of a new valid canonical SMILES within a stage; repeats come from the
-cache for free. The log on disk is the source of truth: on resume the cache and the call counters are
-rebuilt from it, so calls paid for before a kill are neither lost nor charged twice.
+cache for free. Call numbers are global: contiguous across stages, each stage charged against its own
+budget. The log on disk is the source of truth: on resume the cache and the counters are rebuilt from it,
+so calls paid for before a kill are neither lost nor charged twice, and a torn last line is re-recorded
+under its own call number (:func:`recover_torn_line`).
 """
 
 from __future__ import annotations
 
-import csv
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
-from mara_chem.rl.summary import append_csv_rows
+from mara_chem.metrics.oracle_log import LOG_NAME, OracleLog, TornLine, format_value, parse_value
 from mara_chem.scoring.scorer import Scorer
 
-LOG_NAME = "oracle_log.csv"
+__all__ = ["LOG_NAME", "Oracle", "OracleLog", "Scored", "recover_torn_line", "scores_array"]
+
+TORN_UNKNOWN_REASON = "log line torn: molecule unknown, call kept as spent"
 
 
 @dataclass
@@ -29,53 +32,32 @@ class Scored:
     call: int
 
 
-def _fmt(value: float) -> str:
-    return "" if value is None or not math.isfinite(value) else repr(float(value))
+def _log_row(log: OracleLog, smiles: str, entry: Scored, step: int, stage: int) -> dict[str, object]:
+    row: dict[str, object] = {"call": entry.call, "step": step, "stage": stage, "smiles": smiles,
+                              "score": format_value(entry.total), "reason": entry.reason or ""}
+    for e in log.endpoints:
+        row[e] = format_value(entry.scores.get(e, math.nan))
+        row[f"{e}_raw"] = format_value(entry.raw.get(e, math.nan))
+    return row
 
 
-def _parse(value: str) -> float:
-    try:
-        return float(value) if value != "" else math.nan
-    except ValueError:
-        return math.nan
-
-
-class OracleLog:
-    """CSV with columns call, step, stage, smiles, score, one per endpoint, one ``<endpoint>_raw`` each, reason."""
-
-    def __init__(self, path: Path, endpoints: list[str]):
-        self.path = path
-        self.endpoints = endpoints
-        self.columns = ["call", "step", "stage", "smiles", "score", *endpoints, *(f"{e}_raw" for e in endpoints), "reason"]
-
-    def read(self) -> list[dict[str, str]]:
-        """Complete rows already on disk; a torn last line (killed mid-write) is cut off the file."""
-        if not self.path.exists():
-            return []
-        text = self.path.read_text()
-        if text and not text.endswith("\n"):
-            text = text[: text.rfind("\n") + 1]
-            self.path.write_text(text)
-        rows = list(csv.DictReader(text.splitlines()))
-        if rows and list(rows[0].keys()) != self.columns:
-            raise RuntimeError(f"{self.path} was written by a run with other scoring endpoints")
-        return rows
-
-    def append(self, rows: list[dict[str, object]]) -> None:
-        append_csv_rows(self.path, self.columns, rows)
+def _score_one(scorer: Scorer, smiles: str, call: int) -> Scored:
+    result = scorer([smiles])
+    return Scored(total=float(result.total[0]), scores={e: float(result.scores[e][0]) for e in scorer.endpoint_names},
+                  raw={e: float(result.raw[e][0]) for e in scorer.endpoint_names}, reason=result.reasons[0], call=call)
 
 
 class Oracle:
-    """Scores canonical SMILES for one stage, charging each new molecule once against the budget."""
+    """Scores canonical SMILES for one stage, charging each new molecule once against the stage's budget."""
 
-    def __init__(self, scorer: Scorer, log: OracleLog, stage: int, budget: int | None, call_offset: int = 0):
+    def __init__(self, scorer: Scorer, log: OracleLog, stage: int, budget: int | None):
         self.scorer = scorer
         self.log = log
         self.stage = stage
         self.budget = budget
         self.cache: dict[str, Scored] = {}
         self.calls = 0  # charged in this stage
-        self.next_call = call_offset + 1  # global 1-based call index
+        self.next_call = 1  # global 1-based call number
 
     @property
     def remaining(self) -> int | None:
@@ -86,17 +68,19 @@ class Oracle:
         return self.budget is not None and self.calls >= self.budget
 
     def restore(self, rows: list[dict[str, str]]) -> None:
-        """Rebuild cache and counters from log rows (all stages; only this stage's rows fill the cache)."""
+        """Rebuild cache and counters from the log's rows (all stages: numbering; this stage's: cache, budget)."""
         for row in rows:
             call = int(row["call"])
             self.next_call = max(self.next_call, call + 1)
             if int(row["stage"]) != self.stage:
                 continue
             self.calls += 1
+            if not row["smiles"]:  # a call whose molecule a torn line lost: spent, nothing to cache
+                continue
             self.cache[row["smiles"]] = Scored(
-                total=_parse(row["score"]),
-                scores={e: _parse(row.get(e, "")) for e in self.scorer.endpoint_names},
-                raw={e: _parse(row.get(f"{e}_raw", "")) for e in self.scorer.endpoint_names},
+                total=parse_value(row["score"]),
+                scores={e: parse_value(row.get(e, "")) for e in self.scorer.endpoint_names},
+                raw={e: parse_value(row.get(f"{e}_raw", "")) for e in self.scorer.endpoint_names},
                 reason=row.get("reason") or None,
                 call=call,
             )
@@ -118,22 +102,44 @@ class Oracle:
                     call=self.next_call,
                 )
                 self.cache[smi] = entry
-                rows.append(self._row(smi, entry, step))
+                rows.append(_log_row(self.log, smi, entry, step, self.stage))
                 self.next_call += 1
                 self.calls += 1
             self.log.append(rows)
         return {s: self.cache[s] for s in smiles if s in self.cache}
 
-    def _row(self, smiles: str, entry: Scored, step: int) -> dict[str, object]:
-        row: dict[str, object] = {"call": entry.call, "step": step, "stage": self.stage, "smiles": smiles,
-                                  "score": _fmt(entry.total), "reason": entry.reason or ""}
-        for e in self.log.endpoints:
-            row[e] = _fmt(entry.scores.get(e, math.nan))
-            row[f"{e}_raw"] = _fmt(entry.raw.get(e, math.nan))
-        return row
+
+def recover_torn_line(log: OracleLog, torn: TornLine, scorer_for_stage: Callable[[int], Scorer]) -> str:
+    """Re-record a torn last line (already cut off the file) under its own call number; returns what was done.
+
+    The line keeps its call number in every case, so no other molecule can take it: a line that only lost its
+    end keeps its paid score; one whose score was cut off is scored again (the call is re-made, charged once);
+    one whose SMILES was cut off stays a spent call with an empty SMILES and a reason.
+    """
+    fields, previous = torn.fields, torn.previous or {}
+
+    def complete(i: int) -> bool:  # a field followed by a comma was written in full
+        return len(fields) > i + 1
+
+    step = int(fields[1]) if complete(1) else int(previous.get("step", 0))
+    stage = int(fields[2]) if complete(2) else int(previous.get("stage", 1))
+    where = f"{log.path}: torn last line (call {torn.call}, step {step}, stage {stage})"
+    if len(fields) == len(log.columns) and fields[0] == str(torn.call):
+        log.append([dict(zip(log.columns, fields))])
+        return f"{where} was complete but for its end: kept with its paid score"
+    if complete(3) and fields[3]:
+        scorer = scorer_for_stage(stage)
+        try:
+            entry = _score_one(scorer, fields[3], torn.call)
+        finally:
+            scorer.close()
+        log.append([_log_row(log, fields[3], entry, step, stage)])
+        return f"{where} lost its score: {fields[3]} scored again under the same call number (charged once)"
+    entry = Scored(total=math.nan, scores={}, raw={}, reason=TORN_UNKNOWN_REASON, call=torn.call)
+    log.append([_log_row(log, "", entry, step, stage)])
+    return f"{where} lost its SMILES: the call stays spent, recorded with an empty SMILES"
 
 
 def scores_array(smiles: list[str | None], scored: dict[str, Scored]) -> np.ndarray:
     """Per-sample total score; NaN for invalid, unscored or failed molecules."""
     return np.array([scored[s].total if s is not None and s in scored else math.nan for s in smiles], dtype=float)
-

@@ -1,31 +1,46 @@
-"""REINVENT-style per-step summary CSV (every sampled SMILES) and the live progress line."""
+"""REINVENT-style per-step summary CSV (every sampled SMILES) and the running hit count for the progress line."""
 
 from __future__ import annotations
 
 import csv
 import math
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-SMILES_INVALID, SMILES_VALID, SMILES_DUPLICATE = 0, 1, 2
+LEADING_COLUMNS = ("Agent", "Prior", "Target", "Score", "SMILES", "SMILES_state", "Scaffold")
+
+
+def raw_column(endpoint: str) -> str:
+    """The summary column of an endpoint's raw (untransformed) value."""
+    return f"{endpoint} (raw)"
 
 
 class SummaryCsv:
+    """``summary_<stage>.csv``: the leading columns, each endpoint and its raw value, then ``step``."""
+
     def __init__(self, path: Path, endpoints: list[str]):
         self.path = path
-        self.columns = ["Agent", "Prior", "Target", "Score", "SMILES", "SMILES_state", "Scaffold",
-                        *endpoints, *(f"{e} (raw)" for e in endpoints), "step"]
+        self.endpoints = list(endpoints)
+        self.columns = [*LEADING_COLUMNS, *self.endpoints, *(raw_column(e) for e in self.endpoints), "step"]
 
     def truncate_after(self, step: int) -> None:
-        """Drop rows of steps after ``step`` (they are redone after a resume)."""
+        """Drop rows of steps after ``step`` (they are redone after a resume); the file is replaced atomically."""
         if not self.path.exists():
             return
         with open(self.path, newline="") as handle:
-            rows = [r for r in csv.DictReader(handle) if r.get("step", "").isdigit() and int(r["step"]) <= step]
-        with open(self.path, "w", newline="") as handle:
+            text = handle.read()
+        rows = list(csv.DictReader(text.splitlines()))
+        kept = [r for r in rows if (r.get("step") or "").isdigit() and int(r["step"]) <= step]
+        if len(kept) == len(rows) and text.endswith("\n"):
+            return
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        with open(tmp, "w", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=self.columns)
             writer.writeheader()
-            writer.writerows(rows)
+            writer.writerows(kept)
+        os.replace(tmp, self.path)
 
     def append(self, rows: list[dict[str, object]]) -> None:
         append_csv_rows(self.path, self.columns, rows)
@@ -57,3 +72,12 @@ class HitTracker:
             if score >= self.threshold and smiles not in self.hits:
                 self.hits.add(smiles)
                 self.scaffolds.add(scaffold or "")
+
+    def state_dict(self) -> dict[str, Any]:
+        """Plain data for the checkpoint."""
+        return {"threshold": self.threshold, "hits": sorted(self.hits), "scaffolds": sorted(self.scaffolds),
+                "best": self.best}
+
+    @classmethod
+    def from_state_dict(cls, state: dict[str, Any]) -> HitTracker:
+        return cls(state["threshold"], set(state["hits"]), set(state["scaffolds"]), state["best"])

@@ -13,6 +13,7 @@ from rdkit import Chem
 from rdkit.Chem import AllChem
 
 from mara_chem.scoring.docking.protonation import ProtonationError, protonate
+from mara_chem.text import first_line
 
 
 class LigandPrepError(ValueError):
@@ -74,12 +75,7 @@ def meeko_pdbqt(mol: Chem.Mol) -> str:
         setups = MoleculePreparation().prepare(mol)
         text, ok, error = PDBQTWriterLegacy.write_string(setups[0])
     except Exception as exc:
-        raise LigandPrepError(f"meeko: {type(exc).__name__}: {_first_line(str(exc))}") from None
+        raise LigandPrepError(f"meeko: {type(exc).__name__}: {first_line(str(exc))}") from None
     if not ok:
-        raise LigandPrepError(f"meeko: {_first_line(error)}")
+        raise LigandPrepError(f"meeko: {first_line(error)}")
     return text
-
-
-def _first_line(text: str) -> str:
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[0] if lines else "(no message)"

@@ -18,6 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from mara_chem.scoring.docking.ligand_prep import LigandPrepError, prepare_ligand
+from mara_chem.text import first_line
 
 # Bump when ligand preparation changes in a way that changes scores (it invalidates persistent caches).
 PREP_VERSION = 1
@@ -99,7 +100,7 @@ class VinaWorker:
             self.vina.dock(exhaustiveness=s.exhaustiveness, n_poses=s.n_poses)
             score = float(self.vina.energies(n_poses=1)[0][0])
         except Exception as exc:  # Vina reports bad atom types etc. as TypeError/RuntimeError
-            return DockOutcome(smiles, reason=f"vina: {_first_line(str(exc))}", seconds=time.perf_counter() - start)
+            return DockOutcome(smiles, reason=f"vina: {first_line(str(exc))}", seconds=time.perf_counter() - start)
         pose = self._best_pose() if s.want_pose else None
         return DockOutcome(smiles, score=score, pose_molblock=pose, seconds=time.perf_counter() - start)
 
@@ -121,7 +122,7 @@ def worker_main(conn: Any, settings: DockingSettings) -> None:
     try:
         worker = VinaWorker(settings)
     except Exception as exc:
-        conn.send(("init_error", f"{type(exc).__name__}: {_first_line(str(exc))}"))
+        conn.send(("init_error", f"{type(exc).__name__}: {first_line(str(exc))}"))
         return
     conn.send(("ready", None))
     while True:
@@ -132,11 +133,6 @@ def worker_main(conn: Any, settings: DockingSettings) -> None:
         if request is None:
             return
         conn.send(("result", worker.dock(request)))
-
-
-def _first_line(text: str) -> str:
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[0] if lines else "(no message)"
 
 
 def _tool_package(protonation: str) -> str:

@@ -31,3 +31,16 @@ def test_bundled_prior_samples_valid_unique_molecules_and_knows_moses(moses_samp
     with torch.no_grad():
         nll = -model.log_likelihood([s for s in moses_sample if "[H]" not in s][:200]).mean().item()
     assert nll < 22.0  # held-out MOSES molecules are likely under the prior (an untrained one gives ~110)
+
+
+def test_bundled_prior_and_its_training_checkpoint_are_plain_data_and_agree(moses_sample):
+    """Both committed files load with weights_only=True (no code can run from them) and hold the same model:
+    the training checkpoint's weights give the prior's log-likelihoods exactly."""
+    payload = torch.load(PRIOR, weights_only=True)
+    ckpt = torch.load(PRIOR.with_name(PRIOR.name + ".ckpt"), weights_only=True)
+    model = load_prior(PRIOR)
+    from_ckpt = load_prior(PRIOR)
+    from_ckpt.network.load_state_dict(ckpt["network"])
+    assert ckpt["vocabulary"] == payload["vocabulary"] == model.vocabulary.tokens
+    smiles = moses_sample[:50]
+    assert torch.equal(from_ckpt.log_likelihood(smiles), model.log_likelihood(smiles))

@@ -67,12 +67,13 @@ def test_budget_is_never_exceeded_and_run_stops(tmp_path):
     assert result.stop_reason == "oracle budget" and result.oracle_calls == 20
 
 
-def test_existing_log_without_checkpoint_refuses(tmp_path):
+def test_log_of_other_endpoints_refuses(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     (run / "oracle_log.csv").write_text("call\n")
-    with pytest.raises(RunDirError, match="--overwrite"):
+    with pytest.raises(RunDirError, match="other scoring endpoints.*--overwrite"):
         StagedLearning(load_run_config(_config(run, {"type": "dap"})), quiet=True)
+    assert (run / "oracle_log.csv").read_text() == "call\n" and sorted(p.name for p in run.iterdir()) == ["oracle_log.csv"]
 
 
 def test_kill_and_resume_loses_and_double_charges_nothing(tmp_path):

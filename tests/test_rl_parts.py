@@ -9,7 +9,7 @@ import pytest
 
 from mara_chem.rl.config import ConfigError, load_run_config
 from mara_chem.rl.diversity_filters import build_filter, list_filters
-from mara_chem.rl.oracle import Oracle, OracleLog
+from mara_chem.rl.oracle import Oracle, OracleLog, recover_torn_line
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.scoring.scorer import Scorer
 from mara_chem.scoring.spec import ScoringSpec
@@ -127,17 +127,20 @@ def test_oracle_charges_each_new_molecule_once(tmp_path):
     assert [r["smiles"] for r in rows] == ["CCO", "CCN", "CCC"]
 
 
-def test_oracle_restores_from_log_and_cuts_torn_line(tmp_path):
+def test_oracle_restores_from_log_and_re_records_a_torn_line(tmp_path):
     oracle = _oracle(tmp_path, budget=10)
     oracle.score(["CCO", "CCN"], step=1)
     path = tmp_path / "oracle_log.csv"
-    path.write_text(path.read_text() + "3,2,1,CCC,0.4")  # killed mid-write
+    path.write_text(path.read_text() + "3,2,1,CCC,0.4")  # killed mid-write: the score may be cut short
     fresh = _oracle(tmp_path, budget=10)
+    torn = fresh.log.cut_torn_line()
+    qed = ScoringSpec(component=[{"QED": {"endpoint": [{"name": "qed"}]}}])
+    recover_torn_line(fresh.log, torn, lambda stage: Scorer(qed))
     fresh.restore(fresh.log.read())
-    assert fresh.calls == 2 and fresh.next_call == 3 and set(fresh.cache) == {"CCO", "CCN"}
-    fresh.score(["CCO", "CCC"], step=2)
+    assert fresh.calls == 3 and fresh.next_call == 4 and set(fresh.cache) == {"CCO", "CCN", "CCC"}
+    fresh.score(["CCO", "CCC", "CCCl"], step=2)
     rows = fresh.log.read()
-    assert [int(r["call"]) for r in rows] == [1, 2, 3] and rows[-1]["smiles"] == "CCC"
+    assert [int(r["call"]) for r in rows] == [1, 2, 3, 4] and [r["smiles"] for r in rows[2:]] == ["CCC", "CCCl"]
 
 
 def test_failed_scoring_is_logged_with_reason(tmp_path):

@@ -72,7 +72,24 @@ def test_lr_decay_multiplies_the_learning_rate_every_epoch(moses_sample, tmp_pat
                       min_token_count=1, patience=10)
     out = tmp_path / "p.prior"
     train_prior(prepare_data(moses_sample[:200], cfg, processes=1), cfg, out)
-    history = torch.load(tmp_path / "p.prior.ckpt", weights_only=False)["state"]["history"]
+    history = torch.load(tmp_path / "p.prior.ckpt", weights_only=True)["state"]["history"]
     lrs = [row["lr"] for row in history]
     assert lrs[0] == pytest.approx(2e-3) and lrs[1] == pytest.approx(1e-3)
     assert lrs[2] in (pytest.approx(5e-4), pytest.approx(2.5e-4))  # plateau halving may come on top
+
+
+def test_resumed_training_equals_an_uninterrupted_one(moses_sample, tmp_path):
+    """The checkpoint carries the RNG states: dropout masks, shuffles and sampling continue as without a stop."""
+    hp = dict(hidden_size=32, embedding_dim=16, num_layers=2, dropout=0.3)
+    cfg = TrainConfig(model_type="rnn", hyperparameters=hp,
+                      batch_size=32, max_epochs=3, valid_fraction=0.1, min_token_count=1, patience=10, epoch_size=120)
+    data = prepare_data(moses_sample[:200], cfg, processes=1)
+    train_prior(data, cfg, tmp_path / "straight.prior")
+    train_prior(data, dataclasses.replace(cfg, max_epochs=1), tmp_path / "resumed.prior")
+    train_prior(data, cfg, tmp_path / "resumed.prior")  # continues from resumed.prior.ckpt
+    straight = torch.load(tmp_path / "straight.prior.ckpt", weights_only=True)
+    resumed = torch.load(tmp_path / "resumed.prior.ckpt", weights_only=True)
+    assert resumed["state"]["epoch"] == straight["state"]["epoch"] == 3
+    for name, tensor in straight["network"].items():
+        assert torch.equal(resumed["network"][name], tensor), name
+    assert torch.equal(resumed["rng"]["torch"], straight["rng"]["torch"])

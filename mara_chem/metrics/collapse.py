@@ -49,7 +49,8 @@ def read_summaries(run_dir: str | Path) -> pd.DataFrame | None:
 def duplicate_fraction_per_step(summary: pd.DataFrame) -> pd.DataFrame:
     """Per (stage, step): batch size, duplicates and their fraction."""
     grouped = summary.groupby(["stage", "step"])["SMILES_state"]
-    out = pd.DataFrame({"n": grouped.size(), "duplicates": grouped.apply(lambda s: int((s == SmilesState.DUPLICATE).sum()))})
+    duplicates = grouped.apply(lambda s: int((s == SmilesState.DUPLICATE).sum()))
+    out = pd.DataFrame({"n": grouped.size(), "duplicates": duplicates})
     out["fraction"] = out["duplicates"] / out["n"]
     return out.reset_index()
 

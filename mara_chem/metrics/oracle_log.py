@@ -94,7 +94,7 @@ class OracleLog:
         if not self.path.exists():
             return []
         self.check_columns()
-        text = self.path.read_text()
+        text = self._text()
         return list(csv.DictReader(io.StringIO(text[: text.rfind("\n") + 1])))
 
     def cut_torn_line(self) -> TornLine | None:
@@ -104,7 +104,7 @@ class OracleLog:
         """
         if not self.path.exists():
             return None
-        text = self.path.read_text()
+        text = self._text()
         if not text or text.endswith("\n"):
             return None
         keep = text[: text.rfind("\n") + 1]
@@ -121,7 +121,7 @@ class OracleLog:
     def append(self, rows: Sequence[dict[str, object]]) -> None:
         """Append rows (the header first into a new or empty file) with a single write."""
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=self.columns, lineterminator="\n")
+        writer = csv.DictWriter(buffer, fieldnames=self.columns)
         if not self.path.exists() or self.path.stat().st_size == 0:
             writer.writeheader()
         writer.writerows(rows)
@@ -135,6 +135,10 @@ class OracleLog:
                 written += os.write(fd, data[written:])
         finally:
             os.close(fd)
+
+    def _text(self) -> str:
+        with open(self.path, newline="") as handle:  # no newline translation: offsets are the file's own
+            return handle.read()
 
     def _ends_with_newline(self) -> bool:
         with open(self.path, "rb") as handle:

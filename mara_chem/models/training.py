@@ -20,7 +20,9 @@ from mara_chem.chem.smiles import canonicalize
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import build_network
 from mara_chem.models.prior_file import load_prior, save_prior
+from mara_chem.models.rng import rng_state, set_rng_state
 from mara_chem.models.tokenizer import Vocabulary, tokenize
+from mara_chem.text import first_line
 
 log = logging.getLogger(__name__)
 
@@ -156,18 +158,24 @@ def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: b
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=1)
     state = {"epoch": 0, "best_valid": math.inf, "bad_epochs": 0, "elapsed_s": 0.0, "history": []}
     ckpt_path = _checkpoint_path(out)
+    rng = random.Random(cfg.seed)
     if resume and ckpt_path.exists():
-        ckpt = torch.load(ckpt_path, map_location=cfg.device, weights_only=False)
+        ckpt = _load_training_checkpoint(ckpt_path)
         if ckpt["data_sha256"] != data.sha256 or ckpt["vocabulary"] != data.vocabulary.tokens:
             raise ValueError(f"checkpoint {ckpt_path} was made from other data; remove it or use --no-resume")
         network.load_state_dict(ckpt["network"])
         optimizer.load_state_dict(ckpt["optimizer"])
         scheduler.load_state_dict(ckpt["scheduler"])
         state = ckpt["state"]
+        if "rng" in ckpt:  # dropout masks, sampling and shuffles continue exactly as without the kill
+            set_rng_state(ckpt["rng"])
+            rng.setstate(ckpt["epoch_rng"])
+        else:
+            log.warning("%s predates saved RNG states: shuffles are replayed, dropout and sampling are not",
+                        ckpt_path)
+            for _ in range(state["epoch"]):
+                rng.random()
         log.info("resumed from %s after epoch %d", ckpt_path, state["epoch"])
-    rng = random.Random(cfg.seed)
-    for _ in range(state["epoch"]):  # replay the shuffles so a resumed run sees the same epochs
-        rng.random()
     network.train()
     while state["epoch"] < cfg.max_epochs and state["bad_epochs"] < cfg.patience:
         if cfg.max_hours is not None and state["elapsed_s"] >= cfg.max_hours * 3600:
@@ -207,9 +215,19 @@ def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: b
             state["bad_epochs"] += 1
         torch.save({"network": network.state_dict(), "optimizer": optimizer.state_dict(),
                     "scheduler": scheduler.state_dict(), "state": state, "data_sha256": data.sha256,
-                    "vocabulary": data.vocabulary.tokens}, ckpt_path.with_suffix(".tmp"))
+                    "vocabulary": data.vocabulary.tokens, "rng": rng_state(), "epoch_rng": rng.getstate()},
+                   ckpt_path.with_suffix(".tmp"))
         os.replace(ckpt_path.with_suffix(".tmp"), ckpt_path)
     return load_prior(out, cfg.device)
+
+
+def _load_training_checkpoint(path: Path) -> dict:
+    """Plain data only (``weights_only=True``): a planted file cannot run code; refusals name the file."""
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # corrupt, truncated or carrying code: all mean the same here
+        raise ValueError(f"{path} is not a readable training checkpoint (corrupt, truncated or carrying code): "
+                         f"{first_line(str(exc))[:200]}; remove it or use --no-resume") from None
 
 
 def _save_final(model: LanguageModel, data: PreparedData, cfg: TrainConfig, state: dict, out: Path) -> None:

@@ -7,15 +7,17 @@ A checkpoint holds only plain data (tensors, numbers, strings, lists, tuples, di
 from __future__ import annotations
 
 import os
-import random
 import re
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 
+from mara_chem.models.rng import rng_state, set_rng_state
 from mara_chem.text import first_line
+
+__all__ = ["CHECKPOINT_NAME", "CheckpointError", "load_checkpoint", "non_finite_tensors", "rng_state",
+           "save_checkpoint", "set_rng_state"]
 
 CHECKPOINT_NAME = "checkpoint.pt"
 FORMAT = "mara-chem-run-checkpoint"
@@ -24,30 +26,6 @@ FORMAT_VERSION = 2
 
 class CheckpointError(ValueError):
     """A checkpoint that cannot be resumed from; the message names the file (and the step where known)."""
-
-
-def rng_state() -> dict[str, Any]:
-    """Python, NumPy, torch (and CUDA) global RNG states as plain data."""
-    kind, key, pos, has_gauss, cached = np.random.get_state(legacy=True)  # type: ignore[misc]
-    state: dict[str, Any] = {
-        "python": random.getstate(),
-        "numpy": {"kind": kind, "key": torch.from_numpy(np.asarray(key, dtype=np.int64)), "pos": int(pos),
-                  "has_gauss": int(has_gauss), "cached_gaussian": float(cached)},
-        "torch": torch.get_rng_state(),
-    }
-    if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state_all()
-    return state
-
-
-def set_rng_state(state: dict[str, Any]) -> None:
-    """Inverse of :func:`rng_state`."""
-    random.setstate(state["python"])
-    n = state["numpy"]
-    np.random.set_state((n["kind"], n["key"].numpy().astype(np.uint32), n["pos"], n["has_gauss"], n["cached_gaussian"]))
-    torch.set_rng_state(state["torch"])
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
 
 
 def non_finite_tensors(state_dict: dict[str, Any]) -> list[str]:
@@ -74,7 +52,8 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
         raise CheckpointError(f"{path} is not a readable mara-chem checkpoint (corrupt, truncated, written by an "
                               f"older mara-chem, or carrying code): {reason}") from None
     if not isinstance(state, dict) or state.get("format") != FORMAT:
-        raise CheckpointError(f"{path} is not a mara-chem run checkpoint (format tag {FORMAT!r} missing)")
+        raise CheckpointError(f"{path} is not a mara-chem run checkpoint (format tag {FORMAT!r} missing; "
+                              "written by an older mara-chem?); start again with --overwrite")
     bad = non_finite_tensors(state["agent"])
     if bad:
         raise CheckpointError(f"{path}: the agent's weights are not finite (NaN/inf in {', '.join(bad[:3])}) after "

@@ -45,7 +45,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return 2
     resume = f"resume with: mara-chem run {args.run_file}"
     try:
-        result = runner.run()
+        result = runner.run(stop_on_signals=True)
     except RunInterrupted as exc:
         print(f"{exc}; every paid oracle call is in the log; {resume}", file=sys.stderr)
         return 128 + signal.Signals[exc.signal_name].value

@@ -123,13 +123,16 @@ class StagedLearning:
         self.endpoints = _endpoint_union(config.stage)
         self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
         changes = [] if overwrite else self._resume_changes()
+        self._build()
+        state = None if overwrite else self._checked_state()
+        # --- every check passed: take the folder, then write ------------------------------------------------
         self._lock = RunLock(self.run_dir)
         try:
             self._lock.acquire()
         except RunFolderBusy as exc:
             raise RunDirError(str(exc)) from None
         try:
-            self._set_up(overwrite, changes)
+            self._open_run_dir(overwrite, changes, state)
         except BaseException:
             self._lock.release()
             raise
@@ -148,7 +151,8 @@ class StagedLearning:
                 "device; use a new folder (summary_csv_prefix) or --overwrite")
         return allowed
 
-    def _set_up(self, overwrite: bool, changes: list[Change]) -> None:
+    def _build(self) -> None:
+        """Models, strategy, optimiser and empty run state (reads the prior files, writes nothing)."""
         config, p = self.config, self.config.parameters
         if config.seed is not None:
             random.seed(config.seed)
@@ -181,8 +185,10 @@ class StagedLearning:
         self.hits = HitTracker(p.hit_threshold)
         self._tb = None
         self._stop_signal: str | None = None
-        state = None if overwrite else self._checked_state()
-        # --- every check passed: from here on the folder is written -------------------------------------
+
+    def _open_run_dir(self, overwrite: bool, changes: list[Change], state: dict[str, Any] | None) -> None:
+        """The first writes: clear (overwrite), record run.json, repair the log, restore the checkpoint."""
+        config = self.config
         if overwrite:
             self._clear_outputs()
         write_run_record(self.run_dir, config.model_dump(mode="json"), changes,
@@ -223,8 +229,10 @@ class StagedLearning:
     def _repair_oracle_log(self) -> None:
         torn = self.oracle_log.cut_torn_line()
         if torn is not None:
-            message = recover_torn_line(self.oracle_log, torn, lambda stage: Scorer(self.config.stage[stage - 1].scoring))
-            log.warning(message)
+            stages = self.config.stage
+            message = recover_torn_line(self.oracle_log, torn, lambda stage: Scorer(stages[stage - 1].scoring))
+            if self.quiet:
+                log.warning("repaired %s", message)
             self._say(f"repaired {message}")
 
     def _new_memory(self) -> ReplayMemory | None:
@@ -235,7 +243,8 @@ class StagedLearning:
         self.agent.network.load_state_dict(state["agent"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.strategy.load_state_dict(state["strategy"])
-        self.global_step, self.stage_index, self.stage_step = state["global_step"], state["stage_index"], state["stage_step"]
+        self.global_step, self.stage_index = state["global_step"], state["stage_index"]
+        self.stage_step = state["stage_step"]
         self.stage_finished, self.stop_reason = state["stage_finished"], state["stop_reason"]
         if state["filter"] is not None:
             self.filter_stage = state["filter_stage"]
@@ -274,9 +283,11 @@ class StagedLearning:
         return Path(f"{self.config.parameters.summary_csv_prefix}_{stage_index + 1}.csv")
 
     # --- the run ------------------------------------------------------------------------------------------
-    def run(self) -> RunResult:
+    def run(self, stop_on_signals: bool = False) -> RunResult:
+        """Run (or continue) every stage. ``stop_on_signals`` (the CLI): SIGINT/SIGTERM end the run at the next
+        step boundary with a checkpoint (``RunResult.interrupted_by``); a second signal raises RunInterrupted."""
         try:
-            with self._stop_at_step_boundary_on_signals():
+            with self._stop_at_step_boundary_on_signals(stop_on_signals):
                 for index, stage in enumerate(self.config.stage):
                     if index < self.stage_index or (index == self.stage_index and self.stage_finished
                                                     and self.stop_reason == "max_score"):
@@ -295,9 +306,9 @@ class StagedLearning:
                          self.stop_reason, self._stop_signal)
 
     @contextmanager
-    def _stop_at_step_boundary_on_signals(self) -> Iterator[None]:
+    def _stop_at_step_boundary_on_signals(self, enabled: bool) -> Iterator[None]:
         """First SIGINT/SIGTERM: finish the step, checkpoint, stop. A second one stops at once."""
-        if threading.current_thread() is not threading.main_thread():
+        if not enabled or threading.current_thread() is not threading.main_thread():
             yield
             return
 
@@ -363,7 +374,8 @@ class StagedLearning:
         canon = [canonicalize(s) for s in sampled.smiles]
         states, seen = [], set()
         for c in canon:
-            states.append(SmilesState.INVALID if c is None else SmilesState.DUPLICATE if c in seen else SmilesState.VALID)
+            states.append(SmilesState.INVALID if c is None
+                          else SmilesState.DUPLICATE if c in seen else SmilesState.VALID)
             if c is not None:
                 seen.add(c)
         t_oracle = time.perf_counter()

@@ -8,6 +8,7 @@ runs code when loaded, so it is refused unless the endpoint says ``params.truste
 
 from __future__ import annotations
 
+import importlib.util
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,8 @@ class QsarParams(ComponentParams):
         linear = self.linear_model()
         if linear is None and not self.trusted:
             raise ValueError(UNTRUSTED_PICKLE.format(path=self.model_file))
+        if linear is None and importlib.util.find_spec("joblib") is None:
+            raise ValueError(f"{self.model_file} needs joblib and scikit-learn: pip install \"mara-chem[qsar]\"")
         if linear is not None and (linear.radius, linear.n_bits) != (self.radius, self.n_bits):
             raise ValueError(f"{self.model_file} was trained on Morgan radius {linear.radius}, {linear.n_bits} bits; "
                              f"params say radius {self.radius}, {self.n_bits} bits")

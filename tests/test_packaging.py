@@ -152,3 +152,19 @@ def test_importing_and_reporting_leave_rdkit_logging_and_matplotlib_backend_alon
                          env={**os.environ, "PYTHONPATH": str(REPO)})
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
     assert "SMILES Parse Error" not in out.stderr
+
+
+def test_readme_licence_table_names_every_declared_dependency():
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    declared = set(project["dependencies"])
+    for reqs in project["optional-dependencies"].values():
+        declared |= set(reqs)
+    names = {re.split(r"[<>=\[ ]", r)[0].lower() for r in declared}
+    readme = (REPO / "README.md").read_text()
+    table = readme[readme.index("### Licences"):]
+    rows = {m.lower() for m in re.findall(r"^\| ([\w.-]+) \|", table, flags=re.M)}
+    assert names <= rows, f"README licence table lacks {sorted(names - rows)}"
+    gpl_rows = [line for line in table.splitlines() if "GPL-" in line and "LGPL" not in line and line.startswith("| ")]
+    assert gpl_rows and all("gpl-protonation only" in line for line in gpl_rows)

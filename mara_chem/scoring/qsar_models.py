@@ -109,7 +109,10 @@ def save_linear_model(model: Any, path: str | Path, radius: int, n_bits: int, me
                            classes=labels, radius=radius, n_bits=n_bits, metadata=metadata or {})
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(spec.model_dump(exclude_none=True), indent=1) + "\n")
+    data = spec.model_dump(exclude_none=True)
+    # one key per line for the reader, the coefficients on one line (not 2,048 of them)
+    text = json.dumps({**data, "coef": "@coef@"}, indent=1).replace('"@coef@"', json.dumps(data["coef"]))
+    path.write_text(text + "\n")
     return path
 
 

@@ -22,6 +22,9 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+# import names of packages that only extras install: the demo must run without any of them
+EXTRAS_ONLY = {"sklearn", "scikit_learn", "scipy", "joblib", "tensorboard", "tensorboard_data_server", "vina", "meeko",
+               "gemmi", "dockstring", "dimorphite_dl", "ray", "molscrub", "openbabel"}
 DATA_FILES = [
     "mara_chem/py.typed",
     "mara_chem/resources/scoring/similar_to_references.toml",
@@ -91,8 +94,15 @@ def _venv_with_wheel(tmp: Path, wheel: Path) -> Path:
                     str(wheel)], check=True, capture_output=True, text=True)
     site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                                check=True, capture_output=True, text=True).stdout.strip())
-    # the dependencies (torch, rdkit, ...) come from this test environment, after the venv's own site-packages
-    (site / "zz_test_env_deps.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    # the dependencies (torch, rdkit, ...) come from this test environment, after the venv's own
+    # site-packages, through a folder of links that leaves out what only the extras install
+    deps = tmp / "deps"
+    deps.mkdir()
+    for entry in Path(sysconfig.get_path("purelib")).iterdir():
+        top = re.split(r"[-.]", entry.name)[0].lower()
+        if top not in EXTRAS_ONLY and not entry.name.endswith(".pth") and top not in ("mara_chem", "__editable__"):
+            (deps / entry.name).symlink_to(entry)
+    (site / "zz_test_env_deps.pth").write_text(f"{deps}\n")
     return venv
 
 
@@ -114,6 +124,11 @@ def test_installed_wheel_runs_the_demo_outside_the_checkout(wheel, tmp_path):
         from pathlib import Path
         assert Path(mara_chem.__file__).is_relative_to(Path(sys.prefix)), mara_chem.__file__
         assert not any(p and Path(p).resolve() == Path(%r) for p in sys.path), "the checkout is on sys.path"
+        try:
+            import sklearn  # noqa: F401
+            raise SystemExit("extras are visible: the test would not show that the demo needs none")
+        except ModuleNotFoundError:
+            pass
         from mara_chem.scoring.component import build_component
         import mara_chem.scoring.components  # noqa: F401
         qsar = build_component("qsar", {"model_file": "brenk_alert_logreg"})
@@ -124,11 +139,12 @@ def test_installed_wheel_runs_the_demo_outside_the_checkout(wheel, tmp_path):
     assert probe.returncode == 0, probe.stderr[-2000:]
     flagged, clean = map(float, re.search(r"qsar \[(.*), (.*)\]", probe.stdout).groups())
     assert flagged > clean
-    run = subprocess.run([str(venv / "bin" / "mara-chem"), "run", "demo.toml", "--overwrite"], cwd=outside, env=env,
-                         capture_output=True, text=True, timeout=600)
+    run = subprocess.run([str(venv / "bin" / "mara-chem"), "run", "demo.toml", "--overwrite", "--report"],
+                         cwd=outside, env=env, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, (run.stdout + run.stderr)[-3000:]
     log = (outside / "out" / "oracle_log.csv").read_text().splitlines()
     assert log[0].startswith("call,") and "similarity" in log[0] and len(log) > 10
+    assert (outside / "out" / "report.html").stat().st_size > 10_000
 
 
 def test_importing_and_reporting_leave_rdkit_logging_and_matplotlib_backend_alone():

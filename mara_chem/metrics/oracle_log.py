@@ -2,7 +2,8 @@
 
 One row per oracle call, appended by the run loop (:class:`OracleLog`) and read back by the loop on resume
 and by every metric (:func:`read_oracle_log`):
-``call,step,stage,smiles,score,<endpoint>...,<endpoint>_raw...,reason``. ``call`` is the 1-based global call
+``call,step,stage,smiles,score,<endpoint>...,<endpoint>_raw...,reason``
+(docs/metrics.md, "The oracle log"). ``call`` is the 1-based global call
 number (contiguous across stages), ``score`` the aggregated score (empty = NaN = failed, the call is spent).
 
 A batch of rows is appended with one ``write`` on an ``O_APPEND`` descriptor, so a killed process leaves

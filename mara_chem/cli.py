@@ -11,7 +11,7 @@ from pathlib import Path
 DEFAULT_DATA_DIR = Path("data")
 
 
-def _resolve_device(name: str) -> str:
+def _device_or_exit(name: str) -> str:
     from mara_chem.models.device import DeviceError, resolve_device
 
     try:
@@ -43,7 +43,7 @@ def cmd_prior_train(args: argparse.Namespace) -> int:
         model_type=args.model_type, hyperparameters=hp, batch_size=args.batch_size, learning_rate=args.lr,
         lr_decay=args.lr_decay, max_epochs=args.epochs, epoch_size=args.epoch_size, patience=args.patience,
         max_length=args.max_length, min_token_count=args.min_token_count, max_hours=args.max_hours, seed=args.seed,
-        device=_resolve_device(args.device), half_precision=args.half_precision,
+        device=_device_or_exit(args.device), half_precision=args.half_precision,
     )
     raw = read_smiles_file(args.smiles)
     if args.limit:
@@ -65,7 +65,7 @@ def cmd_prior_sample(args: argparse.Namespace) -> int:
 
     if args.seed is not None:
         torch.manual_seed(args.seed)
-    model = load_prior(args.prior, _resolve_device(args.device))
+    model = load_prior(args.prior, _device_or_exit(args.device))
     training = None
     if args.training_set:
         from mara_chem.models.training import read_smiles_file

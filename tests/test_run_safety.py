@@ -253,6 +253,22 @@ def test_resume_accepts_and_records_a_larger_budget_and_more_stages(tmp_path):
     assert json.loads((run / "run.json").read_text())["stage"][0]["max_oracle_calls"] == 24
 
 
+def test_a_run_json_from_before_a_new_default_key_still_resumes(tmp_path):
+    """Keys a newer mara-chem added (absent from an older run.json) compare as their defaults."""
+    import json
+
+    run = tmp_path / "run"
+    cfg = _run_dict(run, [16], steps=1)
+    StagedLearning(load_run_config(cfg), quiet=True).run()
+    recorded = json.loads((run / "run.json").read_text())
+    del recorded["parameters"]["checkpoint_every"], recorded["tb_logdir"]
+    (run / "run.json").write_text(json.dumps(recorded))
+    cfg["stage"][0]["max_steps"] = 2
+    StagedLearning(load_run_config(cfg), quiet=True).run()
+    changes = json.loads((run / "run_changes.json").read_text())
+    assert list(changes[0]["changes"]) == ["stage.0.max_steps"]
+
+
 def test_non_finite_weights_in_a_checkpoint_are_refused_naming_the_step(tmp_path):
     run = tmp_path / "run"
     cfg = _run_dict(run, [100], steps=2)

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from pydantic import ValidationError
 
 from mara_chem.chem.smiles import SmilesState, canonicalize, murcko_scaffold
 from mara_chem.metrics.oracle_log import OracleLogError
@@ -144,6 +145,10 @@ class StagedLearning:
         recorded = read_run_record(self.run_dir)
         if recorded is None:
             return []
+        try:  # fill in keys a newer mara-chem added since the run started, with their defaults
+            recorded = RunConfig.model_validate(recorded).model_dump(mode="json")
+        except ValidationError:
+            pass  # compared as recorded; what no longer validates shows up as a difference
         allowed, refused = compare(recorded, self.config.model_dump(mode="json"))
         if refused:
             raise RunDirError(

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from rdkit import Chem
 
-from mara_chem.scoring.registry import Registry
+from mara_chem.registry import Registry
 
 PROTONATORS: Registry["Protonator"] = Registry("protonation tool")
 

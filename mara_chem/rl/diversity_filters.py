@@ -7,6 +7,7 @@ score 0. PenalizeSameSmiles multiplies the score of any SMILES seen before by ``
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
 from collections import defaultdict
 from typing import Any, ClassVar
@@ -48,11 +49,15 @@ class DiversityFilter(ABC):
     def _filter(self, smiles: list[str | None], scores: np.ndarray, steps: int) -> np.ndarray:
         """Filter ``scores`` (a float copy the filter may change in place) and return them."""
 
+    #: attributes that are not memory: the config, and caches a subclass rebuilds in ``load_state_dict``
+    transient: ClassVar[tuple[str, ...]] = ("config",)
+
     def state_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "config"}
+        """A snapshot of the memory (a copy: applying the filter afterwards does not change it)."""
+        return copy.deepcopy({k: v for k, v in self.__dict__.items() if k not in self.transient})
 
     def load_state_dict(self, state: dict) -> None:
-        self.__dict__.update(state)
+        self.__dict__.update(copy.deepcopy(state))
 
 
 class ScaffoldBucketFilter(DiversityFilter):
@@ -104,6 +109,7 @@ class ScaffoldSimilarity(ScaffoldBucketFilter):
 
     type_name = "ScaffoldSimilarity"
     example_config = {"bucket_size": 2, "minscore": 0.4, "minsimilarity": 0.4}
+    transient = ("config", "_gen", "representatives")
 
     def __init__(self, config: Any):
         super().__init__(config)
@@ -133,7 +139,6 @@ class ScaffoldSimilarity(ScaffoldBucketFilter):
 
     def state_dict(self) -> dict:
         state = super().state_dict()
-        state.pop("_gen", None)
         state["representatives"] = {k: None for k in self.representatives}  # fingerprints are rebuilt
         return state
 

@@ -50,6 +50,7 @@ class QsarModel(ScoringComponent):
     name = "qsar"
     aliases = ("QSAR", "SklearnModel")
     Params = QsarParams
+    example_params = {"model_file": str(Path(__file__).resolve().parents[3] / "scoring/models/brenk_alert_logreg.joblib")}
 
     @cached_property
     def model(self) -> Any:

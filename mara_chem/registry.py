@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from importlib import metadata
 from typing import Any, Generic, TypeVar
 
@@ -42,7 +42,6 @@ class Registry(Generic[T]):
         self.builtins = builtins
         self.ignore_case = ignore_case
         self._items: dict[str, T] = {}
-        self._origin: dict[str, str] = {}  # key -> "built-in" or the plugin's distribution
         self._entry_points: dict[str, metadata.EntryPoint] | None = None
         self._builtins_imported = False
 
@@ -50,22 +49,12 @@ class Registry(Generic[T]):
     def _key(self, name: str) -> str:
         return name.lower() if self.ignore_case else name
 
-    def add(self, name: str, item: T, origin: str = "built-in") -> None:
+    def add(self, name: str, item: T) -> None:
         """Register ``item`` under ``name``; the same name for a different item is an error."""
         key = self._key(name)
         if key in self._items and self._items[key] is not item:
-            raise ValueError(f"{self.family} {name!r} registered twice ({self._origin[key]} and {origin})")
+            raise ValueError(f"{self.family} {name!r} registered twice ({_module(self._items[key])} and {_module(item)})")
         self._items[key] = item
-        self._origin.setdefault(key, origin)
-
-    def register(self, name: str) -> Callable[[T], T]:
-        """Decorator form of :meth:`add` for families whose implementations are not classes with a name."""
-
-        def decorate(item: T) -> T:
-            self.add(name, item)
-            return item
-
-        return decorate
 
     def _import_builtins(self) -> None:
         if not self._builtins_imported and self.builtins:
@@ -75,15 +64,19 @@ class Registry(Generic[T]):
     def entry_points(self) -> dict[str, metadata.EntryPoint]:
         """This family's entry points by (normalised) name, read from package metadata once, imported never."""
         if self._entry_points is None:
+            self._import_builtins()
             found = metadata.entry_points(group=self.group) if self.group else ()
             self._entry_points = {}
             for ep in found:
                 key = self._key(ep.name)
-                if key in self._entry_points and self._entry_points[key].value != ep.value:
+                if key in self._items and _is_builtin(self._items[key]):
+                    warnings.warn(f"{self.family} plugin {ep.name!r} ({_where(ep)}) is ignored: "
+                                  f"{ep.name!r} is a built-in {self.family}", stacklevel=2)
+                elif key in self._entry_points and self._entry_points[key].value != ep.value:
                     warnings.warn(f"{self.family} plugin {ep.name!r} is declared twice ({_where(ep)} and "
                                   f"{_where(self._entry_points[key])}); using the first", stacklevel=2)
-                    continue
-                self._entry_points.setdefault(key, ep)
+                else:
+                    self._entry_points.setdefault(key, ep)
         return self._entry_points
 
     def refresh(self) -> None:
@@ -93,21 +86,20 @@ class Registry(Generic[T]):
     def _load_plugin(self, key: str) -> None:
         ep = self.entry_points()[key]
         try:
-            item = ep.load()
+            item = ep.load()  # a class registers itself here; a clash with a registered name raises
         except Exception as exc:
             raise PluginError(f"{self.family} plugin {ep.name!r} ({_where(ep)}) failed to import: "
                               f"{type(exc).__name__}: {exc}") from exc
         if key not in self._items:  # classes usually registered themselves while importing
-            self.add(ep.name, item, origin=_dist(ep))
-        elif self._origin[key] == "built-in" and self._items[key] is not item:
-            raise PluginError(f"{self.family} plugin {ep.name!r} ({_where(ep)}) uses the name of a built-in")
+            self.add(ep.name, item)
 
     # ---------------------------------------------------------------------------------------------- lookup
     def get(self, name: str) -> T:
         """The implementation registered as ``name`` (a plugin is imported here); unknown -> ValueError."""
         self._import_builtins()
         key = self._key(name) if isinstance(name, str) else name
-        if key not in self._items and key in self.entry_points():
+        plugins = self.entry_points()
+        if key not in self._items and key in plugins:
             self._load_plugin(key)
         try:
             return self._items[key]
@@ -118,17 +110,20 @@ class Registry(Generic[T]):
         """Sorted names of built-ins and installed plugins (plugins are listed without being imported)."""
         self._import_builtins()
         if not plugins:
-            return sorted(k for k, origin in self._origin.items() if origin == "built-in")
+            return sorted(k for k, item in self._items.items() if _is_builtin(item))
         return sorted(set(self._items) | set(self.entry_points()))
 
     def origin(self, name: str) -> str:
-        """``"built-in"`` or the distribution (``name version``) that provides ``name``."""
+        """``"built-in"``, the distribution (``name version``) whose entry point provides ``name``, or the
+        module that registered it by being imported."""
         self._import_builtins()
         key = self._key(name)
-        if key in self._origin:
-            return self._origin[key]
+        if key in self._items and _is_builtin(self._items[key]):
+            return "built-in"
         if key in self.entry_points():
             return _dist(self.entry_points()[key])
+        if key in self._items:
+            return f"module {_module(self._items[key])}"
         raise ValueError(f"unknown {self.family} {name!r}; valid: {', '.join(self.names())}")
 
     def __contains__(self, name: Any) -> bool:
@@ -139,6 +134,14 @@ class Registry(Generic[T]):
 
     def __repr__(self) -> str:
         return f"Registry({self.family!r}, group={self.group!r})"
+
+
+def _module(item: Any) -> str:
+    return getattr(item, "__module__", None) or type(item).__module__
+
+
+def _is_builtin(item: Any) -> bool:
+    return _module(item).split(".")[0] == "mara_chem"
 
 
 def _dist(ep: metadata.EntryPoint) -> str:

@@ -53,7 +53,8 @@ class Registry(Generic[T]):
         """Register ``item`` under ``name``; the same name for a different item is an error."""
         key = self._key(name)
         if key in self._items and self._items[key] is not item:
-            raise ValueError(f"{self.family} {name!r} registered twice ({_module(self._items[key])} and {_module(item)})")
+            first, second = _module(self._items[key]), _module(item)
+            raise ValueError(f"{self.family} {name!r} registered twice ({first} and {second})")
         self._items[key] = item
 
     def _import_builtins(self) -> None:

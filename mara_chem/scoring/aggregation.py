@@ -29,7 +29,8 @@ class Aggregator(ABC):
         values = np.asarray(values, dtype=float)
         weights = np.asarray(weights, dtype=float)
         if values.ndim != 2 or weights.shape != (values.shape[1],):
-            raise ValueError(f"{self.name}: values must be [N, C] and weights [C], got {values.shape} and {weights.shape}")
+            raise ValueError(f"{self.name}: values must be [N, C] and weights [C], "
+                             f"got {values.shape} and {weights.shape}")
         present = np.isfinite(values)
         w = np.where(present, weights[None, :], 0.0)
         total = w.sum(axis=1, keepdims=True)

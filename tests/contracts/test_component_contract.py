@@ -33,7 +33,8 @@ def test_one_value_per_input_and_nan_with_reason_on_failure(component):
     assert result.values.shape == (len(smiles),) and len(result.reasons) == len(smiles)
     for value, reason in zip(result.values, result.reasons):
         if math.isnan(value):
-            assert isinstance(reason, str) and reason.startswith(f"{component.name}: ") and len(reason) > len(component.name) + 2
+            assert isinstance(reason, str) and reason.startswith(f"{component.name}: ")
+            assert len(reason) > len(component.name) + 2, "the reason must say why"
         else:
             assert reason is None
     for i in (1, 3, 4, 6):

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from mara_chem.cli import main
 from mara_chem.plugins import COMPONENTS, STRATEGIES, TRANSFORMS, plugin_table
 from mara_chem.rl.config import ConfigError, load_run_config
 from mara_chem.rl.strategies import build_strategy
@@ -19,11 +20,15 @@ def run_file(strategy: dict) -> dict:
             "learning_strategy": strategy, "stage": [{"max_steps": 5, "scoring": scoring}]}
 
 
-def test_listed_with_their_distribution():
+def test_listed_with_their_distribution(capsys):
     rows = set(plugin_table(["components", "transforms", "strategies"]))
     assert {("components", "example_heteroatom_fraction", DIST), ("transforms", "example_ramp", DIST),
             ("strategies", "example_baseline_pg", DIST)} <= rows
-    assert "example_baseline_pg" in STRATEGIES and "example_ramp" in TRANSFORMS and "EXAMPLE_heteroatom_fraction" in COMPONENTS
+    assert main(["plugins", "strategies"]) == 0
+    printed = [line.split(None, 2) for line in capsys.readouterr().out.splitlines()]
+    assert ["strategies", "example_baseline_pg", DIST] in printed and ["strategies", "dap", "built-in"] in printed
+    assert "example_baseline_pg" in STRATEGIES and "example_ramp" in TRANSFORMS
+    assert "EXAMPLE_heteroatom_fraction" in COMPONENTS  # component names are case-insensitive
 
 
 def test_a_run_file_scores_and_learns_with_the_plugins():

@@ -154,17 +154,21 @@ class _ParallelExecutor(DockingExecutor):
     def _default_workers(self) -> int:
         return max(1, available_cores() // self.settings.cpu_per_worker)
 
+    @abstractmethod
     def _spawn(self) -> Any:
-        raise NotImplementedError
+        """Start one worker (it computes its maps and then reports READY)."""
 
+    @abstractmethod
     def _send(self, worker: Any, smiles: str) -> None:
-        raise NotImplementedError
+        """Hand one SMILES to an idle worker."""
 
+    @abstractmethod
     def _poll(self, timeout: float) -> list[Event]:
-        raise NotImplementedError
+        """Events (READY, RESULT, INIT_ERROR, DIED) that arrive within ``timeout`` seconds."""
 
+    @abstractmethod
     def _kill(self, worker: Any) -> None:
-        raise NotImplementedError
+        """Stop a worker now (timeouts, close)."""
 
     def _teardown(self) -> None:
         """Disconnect from the backend (after every worker is gone)."""

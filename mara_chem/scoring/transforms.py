@@ -31,7 +31,7 @@ class Transform(BaseModel):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.name:
+        if cls.__dict__.get("name"):  # a subclass without its own name is not a new transform
             TRANSFORMS.add(cls.name, cls)
 
     def __call__(self, values: np.ndarray) -> np.ndarray:

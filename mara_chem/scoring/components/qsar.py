@@ -50,7 +50,8 @@ class QsarModel(ScoringComponent):
     name = "qsar"
     aliases = ("QSAR", "SklearnModel")
     Params = QsarParams
-    example_params = {"model_file": str(Path(__file__).resolve().parents[3] / "scoring/models/brenk_alert_logreg.joblib")}
+    # the repository's example model (scripts/train_qsar_example.py)
+    example_params = {"model_file": str(Path(__file__).parents[3] / "scoring" / "models" / "brenk_alert_logreg.joblib")}
 
     @cached_property
     def model(self) -> Any:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -25,3 +26,12 @@ def implementations(registry: Registry[Any]) -> list[Any]:
         marks = [pytest.mark.slow] if str(canonical).lower() in SLOW else []
         params.append(pytest.param(item, id=str(canonical), marks=marks))
     return params
+
+
+def build_example(cls: type, build: Callable[[], Any], attribute: str = "example_params") -> Any:
+    """``build()``, or a test failure that tells the implementation's author what to declare."""
+    try:
+        return build()
+    except (ValueError, TypeError) as exc:  # pydantic's ValidationError is a ValueError
+        pytest.fail(f"{cls.__module__}.{cls.__qualname__} cannot be built for its contract test; declare "
+                    f"the class attribute {attribute} (now {getattr(cls, attribute)!r}): {exc}", pytrace=False)

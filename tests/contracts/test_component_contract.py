@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from contract_helpers import implementations
+from contract_helpers import build_example, implementations
 from pydantic import ValidationError
 
 from mara_chem.plugins import COMPONENTS
@@ -22,7 +22,8 @@ UNPARSABLE = ["not a smiles", "C1CC", "C(C)(C)(C)(C)C", ""]  # garbage, unclosed
 
 @pytest.fixture(params=implementations(COMPONENTS), scope="module")
 def component(request):
-    comp = request.param(dict(request.param.example_params))
+    cls = request.param
+    comp = build_example(cls, lambda: cls(dict(cls.example_params)))
     yield comp
     comp.close()
 

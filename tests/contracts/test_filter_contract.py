@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from contract_helpers import implementations
+from contract_helpers import build_example, implementations
 
 from mara_chem.plugins import FILTERS
 from mara_chem.rl.diversity_filters import build_filter
@@ -19,7 +19,8 @@ SCORES2 = np.array([0.9, 0.85, 0.9, 0.3, 0.8])
 
 
 def make(cls):
-    return build_filter(SimpleNamespace(type=cls.type_name, **cls.example_config))
+    return build_example(cls, lambda: build_filter(SimpleNamespace(type=cls.type_name, **cls.example_config)),
+                         "example_config")
 
 
 @pytest.fixture(params=implementations(FILTERS))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from contract_helpers import implementations
+from contract_helpers import build_example, implementations
 
 from mara_chem.models.networks import SmilesNetwork, build_network
 from mara_chem.plugins import NETWORKS
@@ -18,7 +18,9 @@ V, B, T = 11, 3, 7
 def network(request) -> SmilesNetwork:
     torch.manual_seed(0)
     cls = request.param
-    return build_network(cls.model_type, vocab_size=V, **cls.example_hyperparameters).eval()
+    net = build_example(cls, lambda: build_network(cls.model_type, vocab_size=V, **cls.example_hyperparameters),
+                        "example_hyperparameters")
+    return net.eval()
 
 
 def tokens() -> torch.Tensor:

@@ -8,7 +8,7 @@ import math
 
 import pytest
 import torch
-from contract_helpers import implementations
+from contract_helpers import build_example, implementations
 
 from mara_chem.plugins import STRATEGIES
 from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, build_strategy
@@ -37,7 +37,7 @@ def make_batch(requires_grad: bool = True) -> StrategyBatch:
 @pytest.fixture(params=implementations(STRATEGIES))
 def strategy(request) -> LearningStrategy:
     cls = request.param
-    return build_strategy(type=cls.name, **cls.example_params)
+    return build_example(cls, lambda: build_strategy(type=cls.name, **cls.example_params))
 
 
 def test_loss_is_a_finite_scalar_differentiable_in_the_agent_logp_only(strategy):

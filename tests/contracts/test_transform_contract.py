@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from contract_helpers import implementations
+from contract_helpers import build_example, implementations
 from pydantic import ValidationError
 
 from mara_chem.plugins import TRANSFORMS
@@ -16,7 +16,7 @@ GRID = np.linspace(-20.0, 20.0, 801)
 @pytest.fixture(params=implementations(TRANSFORMS))
 def transform(request) -> Transform:
     cls = request.param
-    return build_transform({"type": cls.name, **cls.example_params})
+    return build_example(cls, lambda: build_transform({"type": cls.name, **cls.example_params}))
 
 
 def test_maps_into_the_unit_interval_and_keeps_nan(transform):

@@ -56,6 +56,9 @@ class ScoringComponent:
     #: a required endpoint that fails makes the total NaN (zero reward) instead of dropping out of the mean;
     #: expensive oracles set this so an agent cannot win by generating molecules they cannot score
     required_by_default: ClassVar[bool] = False
+    #: (min, max) of the raw value; an endpoint without a transform needs it inside [0, 1] (validation
+    #: refuses, e.g., molecular weight used raw). None: not known in advance (a user's model).
+    raw_range: ClassVar[tuple[float, float] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

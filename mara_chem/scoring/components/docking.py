@@ -11,6 +11,7 @@ Importing this module is cheap: vina, meeko and ray are imported by the workers 
 from __future__ import annotations
 
 import logging
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,7 @@ class VinaDocking(ScoringComponent):
 
     name = "vina_docking"
     aliases = ("VinaDocking",)
+    raw_range = (-math.inf, math.inf)  # kcal/mol: always needs a transform
     required_by_default = True  # a failed docking must not let QED/SA alone carry the score
     Params = VinaDockingParams
     params: VinaDockingParams

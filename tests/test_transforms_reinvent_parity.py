@@ -50,3 +50,23 @@ def test_double_sigmoid_survives_large_window_edges() -> None:
     t = build_transform({"type": "double_sigmoid", "low": 250, "high": 400})
     out = t(np.array([100.0, 250.0, 325.0, 400.0, 1e5]))
     np.testing.assert_allclose(out, [0.0, 0.5, 1.0, 0.5, 0.0], atol=1e-12)
+
+
+@pytest.mark.parametrize("use_counts", [False, True])
+@pytest.mark.parametrize("use_features", [False, True])
+def test_tanimoto_similarity_equals_reinvent(use_counts: bool, use_features: bool) -> None:
+    """With ``n_bits = 0`` (unfolded) the scores are REINVENT's TanimotoSimilarity's to the last digit."""
+    import importlib
+
+    from mara_chem.scoring.components.similarity import TanimotoSimilarity
+
+    plugin = importlib.import_module("reinvent_plugins.components.RDKit.comp_similarity")
+    ref = "CC(=O)Oc1ccccc1C(=O)O"
+    query = ["c1ccccc1C(=O)O", "CCN(CC)CCOC(=O)c1ccc(N)cc1", "CC(=O)Nc1ccc(O)cc1", "C[C@H](N)C(=O)O"]
+    for radius in (2, 3):
+        theirs = plugin.TanimotoSimilarity(plugin.Parameters(
+            smiles=[[ref]], radius=[radius], use_counts=[use_counts], use_features=[use_features]))(query).scores[0]
+        ours = TanimotoSimilarity({"smiles": [ref], "radius": radius, "use_counts": use_counts,
+                                   "use_features": use_features, "n_bits": 0})(query).values
+        np.testing.assert_allclose(ours, theirs, atol=1e-12)
+        assert len(set(np.round(ours, 6))) > 1  # the molecules are told apart

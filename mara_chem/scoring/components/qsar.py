@@ -17,6 +17,10 @@ from mara_chem.chem.fingerprints import morgan_fingerprint
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
 
 
+#: first bytes of a joblib dump: a pickle (protocol >= 2), or joblib's zlib/gzip/bz2/xz/lzma/lz4 wrappers
+JOBLIB_MAGIC = (b"\x80", b"\x78", b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"]\x00\x00", b"\x04\x22\x4d\x18")
+
+
 class QsarParams(ComponentParams):
     model_file: str
     radius: int = Field(2, ge=0)
@@ -26,8 +30,17 @@ class QsarParams(ComponentParams):
     @field_validator("model_file")
     @classmethod
     def _exists(cls, value: str) -> str:
-        if not Path(value).is_file():
-            raise ValueError(f"model file {value!r} does not exist")
+        """Exists, is readable and starts like a joblib file; checked from its first bytes, never unpickled."""
+        path = Path(value)
+        if not path.is_file():
+            raise ValueError(f"model file {value!r} {'is not a file' if path.exists() else 'does not exist'}")
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(8)
+        except OSError as exc:
+            raise ValueError(f"model file {value!r} cannot be read ({exc.strerror})") from None
+        if not head.startswith(JOBLIB_MAGIC):
+            raise ValueError(f"model file {value!r} is not a scikit-learn joblib/pickle file")
         return value
 
 

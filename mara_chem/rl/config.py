@@ -28,7 +28,8 @@ MAX_BATCH_SIZE = 10_000
 def _refuse_unless(value: Any, supported: Any, key: str, why: str) -> Any:
     """A REINVENT key mara-chem has no implementation for: its default is accepted, anything else refused."""
     if value != supported:
-        raise ValueError(f"{key} = {value!r} is not supported by mara-chem ({why})")
+        shown = str(value).lower() if isinstance(value, bool) else repr(value)
+        raise ValueError(f"{key} = {shown} is not supported by mara-chem ({why})")
     return value
 
 
@@ -160,7 +161,7 @@ def _describe(exc: ValidationError) -> str:
         elif kind == "missing":
             msg = "required key is missing"
         else:
-            msg = err["msg"]
+            msg = err["msg"].removeprefix("Value error, ")
         if err.get("input") is not None and kind not in ("extra_forbidden", "missing") and not isinstance(err["input"], dict):
             msg += f" (got {err['input']!r})"
         lines.append(f"[{loc}] {msg}" if loc else msg)

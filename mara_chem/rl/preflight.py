@@ -7,6 +7,7 @@ file. ``mara-chem validate`` and ``mara-chem run`` both call it.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import zipfile
 from pathlib import Path
@@ -90,6 +91,8 @@ def check_run(cfg: RunConfig, load_models: bool = True) -> None:
         problem = check_torch_file("checkpoint", ckpt, "run checkpoint")
         if problem:
             problems.append(problem + "; move it away to resume from scratch, or start again with --overwrite")
+    if cfg.tb_logdir and importlib.util.find_spec("tensorboard") is None:
+        problems.append("[tb_logdir] needs the tensorboard package (pip install tensorboard), or remove the key")
     for i, stage in enumerate(cfg.stage):
         problems.extend(_check_scoring(i, stage.scoring))
     if problems:

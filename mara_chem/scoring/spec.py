@@ -146,7 +146,11 @@ def _unit_range(raw_range: tuple[float, float] | None) -> bool:
 
 def _short(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
-        return "; ".join(f"{'.'.join(map(str, e['loc'])) or '(table)'}: {e['msg']}" for e in exc.errors())
+        parts = []
+        for e in exc.errors():
+            msg = e["msg"].removeprefix("Value error, ")
+            parts.append(f"{'.'.join(map(str, e['loc']))}: {msg}" if e["loc"] else msg)
+        return "; ".join(parts)
     return str(exc)
 
 

@@ -23,8 +23,8 @@ from mara_chem.scoring.component import ComponentParams, Failure, ScoringCompone
 from mara_chem.scoring.docking.cache import DockingCache
 from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors
 from mara_chem.scoring.docking.protonation import list_protonators
-from mara_chem.scoring.docking.targets import list_dockstring_targets, resolve_target
-from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome
+from mara_chem.scoring.docking.targets import check_target, list_dockstring_targets, resolve_target
+from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, check_receptor_parses
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +102,7 @@ class VinaDocking(ScoringComponent):
         super().__init__(params)
         p = self.params
         self.target = resolve_target(p.target, p.receptor, p.center, p.size)
+        check_target(self.target, p.spacing)  # atoms present, box over the receptor, maps fit in memory
         self.settings = DockingSettings(
             receptor_name=self.target.name,
             receptor_pdbqt=self.target.receptor.read_text(),
@@ -117,6 +118,7 @@ class VinaDocking(ScoringComponent):
             cpu_per_worker=p.cpu_per_worker,
             want_pose=p.pose_sdf is not None,
         )
+        check_receptor_parses(self.settings.receptor_pdbqt, str(self.target.receptor))
         self.cache = DockingCache(p.cache_path, self.settings) if p.cache_path else None
         self._executor: DockingExecutor | None = None
         self._poses_written: set[str] = set()

@@ -40,7 +40,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     if cfg is None:
         return 2
     if cfg.json_out_config:
-        Path(cfg.json_out_config).write_text(cfg.model_dump_json(indent=2) + "\n")
+        out = Path(cfg.json_out_config)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(cfg.model_dump_json(indent=2) + "\n")
     try:
         runner = StagedLearning(cfg, overwrite=args.overwrite, quiet=args.quiet)
     except RunDirError as exc:

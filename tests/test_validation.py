@@ -85,40 +85,86 @@ def _corrupt_checkpoint(text: str, tmp: Path) -> str:
     return text
 
 
-SIGMOID = 'transform = {{ type = "sigmoid", low = {low}, high = {high}, k = 0.5 }}'
-MW = 'name = "mw"\n'
+def _flip_byte_in_checkpoint(text: str, tmp: Path) -> str:
+    """A checkpoint of full length whose data was damaged in the middle (the zip directory is intact)."""
+    (tmp / "run").mkdir()
+    data = bytearray(PRIOR.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (tmp / "run" / "checkpoint.pt").write_bytes(bytes(data))
+    return text
+
+
+def _dock(receptor: str) -> Callable[[str, Path], str]:
+    params = f'params = {{{{ receptor = "{receptor}", center = [0, 0, 0], size = [20, 20, 20] }}}}'
+    transform = 'transform = { type = "reverse_sigmoid", low = -12, high = 0, k = 0.2 }'
+    return _append(_endpoint("vina_docking", f'name = "dock"\n{params}\n{transform}'))
+
+
+def _qsar(model: str) -> Callable[[str, Path], str]:
+    return _append(_endpoint("qsar", f'name = "act"\nparams = {{{{ model_file = "{model}" }}}}'))
+
+
+def _transform(component: str, transform: str) -> Callable[[str, Path], str]:
+    return _append(_endpoint(component, f'name = "x"\ntransform = {{ {transform} }}'))
+
+
+def _parameter(line: str) -> Callable[[str, Path], str]:
+    return _with("batch_size = 8", f"batch_size = 8\n{line}")
+
+
+def _prior(key: str, path: str) -> Callable[[str, Path], str]:
+    return _with(f'{key} = "{{prior}}"', f'{key} = "{path}"')
+
+
+def _scoring_file(name: str) -> Callable[[str, Path], str]:
+    return _with('type = "geometric_mean"', f'type = "geometric_mean"\nfilename = "{{tmp}}/{name}"')
+
+
+def _both(first: Callable[[str, Path], str], then: Callable[[str, Path], str]) -> Callable[[str, Path], str]:
+    return lambda text, tmp: then(first(text, tmp), tmp)
+
+
 CASES = [
-    ("sigmoid low == high", _append(_endpoint("TPSA", 'name = "tpsa"\n' + SIGMOID.format(low=60, high=60))), "low < high"),
-    ("sigmoid low > high", _append(_endpoint("TPSA", 'name = "tpsa"\n' + SIGMOID.format(low=90, high=60))), "low < high"),
-    ("double_sigmoid low > high", _append(_endpoint("MolecularWeight", MW + 'transform = { type = "double_sigmoid", low = 500, high = 200 }')), "low <= high"),
-    ("step low > high", _append(_endpoint("NumRings", 'name = "rings"\ntransform = { type = "step", low = 4, high = 1 }')), "low <= high"),
-    ("transform low nan", _append(_endpoint("TPSA", 'name = "tpsa"\ntransform = { type = "sigmoid", low = nan, high = 60 }')), "finite"),
+    ("sigmoid low == high", _transform("TPSA", 'type = "sigmoid", low = 60, high = 60'), "low < high"),
+    ("sigmoid low > high", _transform("TPSA", 'type = "sigmoid", low = 90, high = 60'), "low < high"),
+    ("double_sigmoid low > high", _transform("MolecularWeight", 'type = "double_sigmoid", low = 500, high = 200'),
+     "low <= high"),
+    ("step low > high", _transform("NumRings", 'type = "step", low = 4, high = 1'), "low <= high"),
+    ("transform low nan", _transform("TPSA", 'type = "sigmoid", low = nan, high = 60'), "finite"),
     ("weight inf", _with("weight = 1.0", "weight = inf"), "weight"),
     ("all weights zero", _with("weight = 1.0", "weight = 0.0"), "weight 0"),
     ("endpoint name with newline", _with('name = "qed"', 'name = "qed\\nscore"'), "control character"),
     ("endpoint name shadows a log column", _with('name = "qed"', 'name = "score"'), "clashes"),
-    ("raw molecular weight without transform", _append(_endpoint("MolecularWeight", MW)), "Add a transform"),
+    ("raw molecular weight without transform", _append(_endpoint("MolecularWeight", 'name = "mw"')),
+     "Add a transform"),
     ("raw SA score without transform", _append(_endpoint("SAScore", 'name = "sa"')), "Add a transform"),
     ("rate inf", _with("rate = 1e-4", "rate = inf"), "rate"),
     ("temperature inf", _with("temperature = 1.0", "temperature = inf"), "temperature"),
     ("batch size 10^7", _with("batch_size = 8", "batch_size = 10000000"), "batch_size"),
-    ("missing prior", _with('prior_file = "{prior}"', 'prior_file = "{tmp}/nope.prior"'), "parameters.prior_file"),
-    ("prior is a folder", _file("dir.prior", None, _with('prior_file = "{prior}"', 'prior_file = "{tmp}/dir.prior"')), "is not a file"),
-    ("truncated agent", lambda t, tmp: _truncated_prior("half.prior")(t.replace('agent_file = "{prior}"', 'agent_file = "{tmp}/half.prior"'), tmp), "parameters.agent_file"),
-    ("prior is text", _file("text.prior", b"not a model\n", _with('prior_file = "{prior}"', 'prior_file = "{tmp}/text.prior"')), "text.prior"),
-    ("corrupt checkpoint", _corrupt_checkpoint, "checkpoint.pt"),
-    ("missing receptor", _append(_endpoint("vina_docking", 'name = "dock"\nparams = {{ receptor = "{tmp}/none.pdbqt", center = [0, 0, 0], size = [20, 20, 20] }}\ntransform = {{ type = "reverse_sigmoid", low = -12, high = 0, k = 0.2 }}')), "none.pdbqt"),
-    ("empty receptor", _file("empty.pdbqt", b"REMARK no atoms\n", _append(_endpoint("vina_docking", 'name = "dock"\nparams = {{ receptor = "{tmp}/empty.pdbqt", center = [0, 0, 0], size = [20, 20, 20] }}\ntransform = {{ type = "reverse_sigmoid", low = -12, high = 0, k = 0.2 }}'))), "empty.pdbqt"),
-    ("missing qsar model", _append(_endpoint("qsar", 'name = "act"\nparams = {{ model_file = "{tmp}/none.joblib" }}')), "none.joblib"),
-    ("qsar model not a joblib", _file("model.joblib", b"#!/bin/sh\necho hi\n", _append(_endpoint("qsar", 'name = "act"\nparams = {{ model_file = "{tmp}/model.joblib" }}'))), "not a scikit-learn joblib"),
+    ("missing prior", _prior("prior_file", "{tmp}/nope.prior"), "parameters.prior_file"),
+    ("prior is a folder", _file("dir.prior", None, _prior("prior_file", "{tmp}/dir.prior")), "is not a file"),
+    ("truncated agent", _both(_truncated_prior("half.prior"), _prior("agent_file", "{tmp}/half.prior")),
+     "parameters.agent_file"),
+    ("prior is text", _file("text.prior", b"not a model\n", _prior("prior_file", "{tmp}/text.prior")),
+     "text.prior"),
+    ("truncated checkpoint", _corrupt_checkpoint, "checkpoint.pt"),
+    ("damaged checkpoint", _flip_byte_in_checkpoint, "checkpoint.pt' is corrupt"),
+    ("missing receptor", _dock("{tmp}/none.pdbqt"), "none.pdbqt"),
+    ("empty receptor", _file("empty.pdbqt", b"REMARK no atoms\n", _dock("{tmp}/empty.pdbqt")), "empty.pdbqt"),
+    ("missing qsar model", _qsar("{tmp}/none.joblib"), "none.joblib"),
+    ("qsar model not a joblib", _file("model.joblib", b"#!/bin/sh\necho hi\n", _qsar("{tmp}/model.joblib")),
+     "not a scikit-learn joblib"),
     ("unavailable CUDA device", _with('device = "cpu"', 'device = "cuda:99"'), "device"),
-    ("scoring filename is a folder", _file("scoring_dir", None, _with('type = "geometric_mean"', 'type = "geometric_mean"\nfilename = "{tmp}/scoring_dir"')), "is not a file"),
-    ("scoring filename is binary", _file("scoring.toml", bytes(range(256)), _with('type = "geometric_mean"', 'type = "geometric_mean"\nfilename = "{tmp}/scoring.toml"')), "not a text file"),
-    ("use_checkpoint = true", _with("batch_size = 8", "batch_size = 8\nuse_checkpoint = true"), "use_checkpoint"),
-    ("tb_isim = true", _with("batch_size = 8", "batch_size = 8\ntb_isim = true"), "not supported by mara-chem"),
-    ("isomeric_smiles = false", _with("batch_size = 8", "batch_size = 8\nisomeric_smiles = false"), "isomeric_smiles"),
-    ("parameters smiles_file", _with("batch_size = 8", 'batch_size = 8\nsmiles_file = "x.smi"'), "smiles_file"),
+    ("scoring filename is a folder", _file("scoring_dir", None, _scoring_file("scoring_dir")), "is not a file"),
+    ("scoring filename is binary", _file("scoring.toml", bytes(range(256)), _scoring_file("scoring.toml")),
+     "not a text file"),
+    ("scoring parallel", _with('type = "geometric_mean"', 'type = "geometric_mean"\nparallel = 4'), "parallel"),
+    ("use_checkpoint = true", _parameter("use_checkpoint = true"), "use_checkpoint"),
+    ("tb_isim = true", _parameter("tb_isim = true"), "not supported by mara-chem"),
+    ("isomeric_smiles = false", _parameter("isomeric_smiles = false"), "isomeric_smiles"),
+    ("parameters smiles_file", _parameter('smiles_file = "x.smi"'), "smiles_file"),
     ("inception smiles_file", _append('[inception]\nsmiles_file = "seeds.smi"\n'), "not supported by mara-chem"),
+    ("REINVENT responder section", _append('[responder]\nendpoint = "http://x"\n'), "[responder]"),
 ]
 
 
@@ -180,3 +226,4 @@ def test_unexpected_error_is_one_line_unless_verbose(tmp_path: Path, capsys: pyt
     assert main(["metrics", str(missing)]) != 0
     err = capsys.readouterr().err
     assert "no_run_here" in err and "Traceback" not in err
+

@@ -113,6 +113,16 @@ class RunConfig(Section):
     inception: Inception | None = None
     stage: list[Stage] = Field(min_length=1)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _reinvent_sections(cls, data: Any) -> Any:
+        """REINVENT sections without a mara-chem implementation are named as such, not as unknown keys."""
+        if isinstance(data, dict):
+            for key in ("responder", "intrinsic_penalty"):
+                if key in data:
+                    raise ValueError(f"[{key}] is a REINVENT section not supported by mara-chem; remove it")
+        return data
+
     @field_validator("device")
     @classmethod
     def _device(cls, value: str) -> str:

@@ -51,9 +51,11 @@ def check_torch_file(key: str, path: str | Path, what: str) -> str | None:
         return problem
     try:
         with zipfile.ZipFile(Path(path).expanduser()) as archive:
-            archive.namelist()
+            damaged = archive.testzip()  # CRC of every member: catches damage inside a complete-looking file
     except (zipfile.BadZipFile, OSError, EOFError):
         return f"[{key}] {what} {str(path)!r} is corrupt or truncated (not a complete torch file)"
+    if damaged is not None:
+        return f"[{key}] {what} {str(path)!r} is corrupt (checksum error in {damaged})"
     return None
 
 

@@ -82,7 +82,15 @@ class ScoringSpec(BaseModel):
     component: list[dict[str, ComponentSpec]] = Field(default_factory=list)
     filename: str | None = None
     filetype: Literal["toml", "json"] = "toml"
-    parallel: bool | int = False
+    parallel: bool | int = False  # REINVENT's scoring processes; only serial (false or 1) is accepted
+
+    @field_validator("parallel")
+    @classmethod
+    def _serial(cls, value: bool | int) -> bool | int:
+        if value not in (False, 1):  # True == 1 too
+            raise ValueError(f"parallel = {value!r} is not supported by mara-chem (components score in this "
+                             "process; vina_docking has its own workers: n_workers, executor)")
+        return value
 
     @model_validator(mode="before")
     @classmethod

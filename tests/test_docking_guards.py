@@ -49,7 +49,7 @@ def test_garbled_coordinates_name_file_and_line(tmp_path: Path) -> None:
 def test_box_too_large_for_memory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     rec = tmp_path / "rec.pdbqt"
     rec.write_text(ATOMS)
-    assert 40 * 2**30 < map_memory_bytes((200.0, 200.0, 200.0), 0.375) < 50 * 2**30  # 535^3 points x 320 B
+    assert 40 * 2**30 < map_memory_bytes((200.0, 200.0, 200.0), 0.375) < 50 * 2**30  # 535^3 points x 330 B
     monkeypatch.setattr(targets, "available_memory_bytes", lambda: 8 * 2**30)
     with pytest.raises(ReceptorError, match=r"too large for the memory: .* 4\d\.\d GiB per worker, 8\.0 GiB"):
         _build(rec, size=(200.0, 200.0, 200.0))

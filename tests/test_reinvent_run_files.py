@@ -87,6 +87,13 @@ def test_reinvent_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert written["parameters"]["batch_size"] == 64 and written["stage"][0]["chkpt_file"] == "test1.chkpt"
 
 
+@pytest.mark.slow
+def test_reinvent_example_runs_unshortened(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The example exactly as REINVENT ships it (100 steps per stage, batch 64), only paths changed."""
+    assert main(["run", str(_adapt(tmp_path)), "-q"]) == 0, capsys.readouterr().err
+    assert (tmp_path / "run" / "staged_learning_2.csv").exists()
+
+
 def test_unique_sequences_keeps_first_of_each_sequence() -> None:
     from mara_chem.rl.loop import _first_occurrences
 

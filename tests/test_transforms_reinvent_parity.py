@@ -32,7 +32,8 @@ def test_transform_equals_reinvent(kind: str, reinvent_cls, param_sets: list[dic
     for params in param_sets:
         ours = build_transform({"type": kind, **params})(GRID)
         theirs_obj = reinvent_cls(_reinvent_params(reinvent_cls, kind, params))
-        theirs = np.clip(np.asarray(theirs_obj(GRID), dtype=float), 0.0, 1.0)
+        with np.errstate(over="ignore"):  # REINVENT's exponential_decay overflows in the branch np.where drops
+            theirs = np.clip(np.asarray(theirs_obj(GRID), dtype=float), 0.0, 1.0)
         # REINVENT computes sigmoids in float32; compare to that precision
         np.testing.assert_allclose(ours, theirs, atol=2e-6, err_msg=f"{kind} {params}")
 

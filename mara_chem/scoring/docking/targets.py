@@ -90,9 +90,9 @@ def resolve_target(
     return DockingTarget(path.stem, path.resolve(), tuple(center), tuple(size))  # type: ignore[arg-type]
 
 
-#: resident memory of Vina 1.2's maps per grid point (all atom types), measured on DRD2 boxes of 20 and 40 A
-#: at spacing 0.375: (698 - 361) MB / (1,225,043 - 157,464) points ~ 320 bytes
-VINA_MAP_BYTES_PER_POINT = 320
+#: resident memory of Vina 1.2's maps per grid point (all atom types): DRD2 boxes of 20 and 40 A at spacing
+#: 0.375 grew the RSS by 361 and 698 MiB, 331 bytes per point (``benchmarks/vina_map_memory.py 20 40``)
+VINA_MAP_BYTES_PER_POINT = 330
 
 
 class ReceptorError(ValueError):

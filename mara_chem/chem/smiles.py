@@ -5,10 +5,8 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 
-from rdkit import Chem, RDLogger
+from rdkit import Chem, rdBase
 from rdkit.Chem.Scaffolds import MurckoScaffold
-
-RDLogger.DisableLog("rdApp.*")
 
 
 #: RDKit's canonical writer recurses per atom and crashes the process (SIGSEGV) on a chain of ~20,000
@@ -18,10 +16,15 @@ MAX_ATOMS = 1_000
 
 
 def to_mol(smiles: str) -> Chem.Mol | None:
-    """Parse a SMILES; None when RDKit rejects it or it exceeds the size guard (never raises, never crashes)."""
+    """Parse a SMILES; None when RDKit rejects it or it exceeds the size guard (never raises, never crashes).
+
+    RDKit's parse errors are silenced for this call only (a sampled batch holds many invalid SMILES);
+    the process's RDKit log settings are left as the caller set them.
+    """
     if not smiles or len(smiles) > MAX_SMILES_LENGTH:
         return None
-    mol = Chem.MolFromSmiles(smiles)
+    with rdBase.BlockLogs():
+        mol = Chem.MolFromSmiles(smiles)
     if mol is not None and mol.GetNumAtoms() > MAX_ATOMS:
         return None
     return mol

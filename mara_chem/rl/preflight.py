@@ -12,6 +12,7 @@ import os
 import zipfile
 from pathlib import Path
 
+from mara_chem import resources
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME
 from mara_chem.rl.config import ConfigError, RunConfig
 
@@ -67,7 +68,7 @@ def check_model_file(key: str, path: str | Path) -> str | None:
     from mara_chem.models.prior_file import load_prior
 
     try:
-        load_prior(Path(path).expanduser(), "cpu")
+        load_prior(path, "cpu")
     except Exception as exc:  # PriorFileError and torch's own errors for foreign files
         return f"[{key}] {_first_line(exc)}"
     return None
@@ -81,10 +82,11 @@ def check_run(cfg: RunConfig, load_models: bool = True) -> None:
         problems.append(device)
     p = cfg.parameters
     checked: set[str] = set()
-    for key, path in (("parameters.prior_file", p.prior_file), ("parameters.agent_file", p.agent_file)):
-        if path in checked:
+    for key, name in (("parameters.prior_file", p.prior_file), ("parameters.agent_file", p.agent_file)):
+        if name in checked:
             continue
-        checked.add(path)
+        checked.add(name)
+        path = resources.resolve("priors", Path(name).expanduser())  # a path, or a bundled prior's name
         problem = check_model_file(key, path) if load_models else check_torch_file(key, path, "model file")
         if problem:
             problems.append(problem)

@@ -15,11 +15,11 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 import mara_chem.scoring.components  # noqa: F401  (registers the built-in components)
+from mara_chem import resources
 from mara_chem.scoring.aggregation import list_aggregators
 from mara_chem.scoring.component import COMPONENTS, ScoringComponent
 from mara_chem.scoring.transforms import build_transform, normalise_name
 
-SCORING_DIR = Path(__file__).resolve().parents[2] / "scoring"
 #: columns of the oracle log and summary CSVs that an endpoint name must not shadow
 RESERVED_NAMES = frozenset({"call", "step", "stage", "smiles", "score", "reason", "canonical", "SMILES", "Score"})
 
@@ -163,15 +163,14 @@ def _short(exc: Exception) -> str:
 
 
 def load_scoring_file(filename: str, filetype: str = "toml") -> dict[str, Any]:
-    """A scoring file from the given path, or by bare name from the project's ``scoring/`` folder.
+    """A scoring file from the given path, or by name from the scoring files shipped in the package.
 
     As REINVENT does, a ``.toml``/``.json`` suffix decides the format over ``filetype``.
     """
-    path = Path(filename).expanduser()
-    if not path.exists() and (SCORING_DIR / filename).exists():
-        path = SCORING_DIR / filename
+    path = resources.resolve("scoring", Path(filename).expanduser())
     if not path.exists():
-        raise ValueError(f"scoring file {filename!r} not found (also looked in {SCORING_DIR})")
+        raise ValueError(f"scoring file {filename!r} not found (bundled scoring files: "
+                         f"{resources.bundled_names('scoring')})")
     if not path.is_file():
         raise ValueError(f"scoring file {str(path)!r} is not a file")
     fmt = path.suffix.lstrip(".").lower() if path.suffix.lower() in (".toml", ".json") else filetype
@@ -187,5 +186,4 @@ def load_scoring_file(filename: str, filetype: str = "toml") -> dict[str, Any]:
         raise ValueError(f"scoring file {str(path)!r} is not valid {fmt.upper()}: {exc}") from None
     if not isinstance(data, dict):
         raise ValueError(f"scoring file {str(path)!r} must hold a table of components")
-    data = data.get("scoring", data)
-    return data
+    return data.get("scoring", data)

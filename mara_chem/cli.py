@@ -235,8 +235,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def describe_error(exc: BaseException) -> str:
     """One line: the message (which names the key or file), or the exception type when it has none."""
-    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
-    text = lines[0] if lines else ""
+    from mara_chem.text import first_line
+
+    text = first_line(str(exc), default="")
     if isinstance(exc, OSError) and exc.filename and str(exc.filename) not in text:
         text = f"{exc.strerror or text}: {exc.filename}"
     return text if text else type(exc).__name__

@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 
 
-def first_line(text: str) -> str:
-    """The first non-empty line of a (tool's) message, stripped; ``(no message)`` when there is none."""
+def first_line(text: str, default: str = "(no message)") -> str:
+    """The first non-empty line of a (tool's) message, stripped; ``default`` when there is none."""
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[0] if lines else "(no message)"
+    return lines[0] if lines else default
 
 
 def format_number(value: object, spec: str = "r", missing: str = "") -> str:

@@ -15,19 +15,17 @@ from pathlib import Path
 from mara_chem import resources
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME
 from mara_chem.rl.config import ConfigError, RunConfig
+from mara_chem.text import first_line
 
 
 def check_device(name: str) -> str | None:
-    """Why ``device`` cannot be used here, or None (``auto`` always can)."""
-    if name in ("auto", "cpu"):
-        return None
-    import torch
+    """Why ``device`` cannot be used here, or None (``auto`` always can); the one resolver decides."""
+    from mara_chem.models.device import DeviceError, resolve_device
 
-    if not torch.cuda.is_available():
-        return f"[device] {name!r} requested but no CUDA device is available here (use 'cpu' or 'auto')"
-    _, _, index = name.partition(":")
-    if index and (not index.isdigit() or int(index) >= torch.cuda.device_count()):
-        return f"[device] {name!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+    try:
+        resolve_device(name)
+    except DeviceError as exc:
+        return f"[device] {exc} (use 'cpu' or 'auto')"
     return None
 
 
@@ -70,7 +68,7 @@ def check_model_file(key: str, path: str | Path) -> str | None:
     try:
         load_prior(path, "cpu")
     except Exception as exc:  # PriorFileError and torch's own errors for foreign files
-        return f"[{key}] {_first_line(exc)}"
+        return f"[{key}] {first_line(str(exc), type(exc).__name__)}"
     return None
 
 
@@ -110,11 +108,7 @@ def _check_scoring(index: int, scoring) -> list[str]:  # noqa: ANN001  (ScoringS
     try:
         scorer = Scorer(scoring)
     except Exception as exc:  # a component refusing its files: the message names them
-        return [f"[stage.{index}.scoring] {_first_line(exc)}"]
+        return [f"[stage.{index}.scoring] {first_line(str(exc), type(exc).__name__)}"]
     scorer.close()
     return []
 
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]

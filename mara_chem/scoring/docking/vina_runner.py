@@ -134,7 +134,7 @@ def check_receptor_parses(receptor_pdbqt: str, label: str) -> None:
         try:
             vina.set_receptor(path)
         except Exception as exc:  # Vina raises RuntimeError/TypeError with its parser's message
-            raise ValueError(f"Vina cannot read receptor {label!r}: {_first_line(str(exc))}") from None
+            raise ValueError(f"Vina cannot read receptor {label!r}: {first_line(str(exc))}") from None
 
 
 def pool_worker_main(conn: Any) -> None:

@@ -9,7 +9,10 @@ import torch
 import torch.nn.functional as F
 
 from mara_chem.models.networks import SmilesNetwork
-from mara_chem.models.tokenizer import Vocabulary
+from mara_chem.models.tokenizer import PAD, START, Vocabulary
+
+#: tokens a model can never emit unless its metadata says otherwise (a REINVENT prior can emit ``^``)
+DEFAULT_MASKED_TOKENS = (PAD, START)
 
 
 @dataclass
@@ -27,6 +30,8 @@ class LanguageModel:
         self.network = network
         self.vocabulary = vocabulary
         self.metadata: dict = dict(metadata or {})
+        masked = self.metadata.get("masked_tokens", DEFAULT_MASKED_TOKENS)
+        self._masked_idx = [vocabulary.index[t] for t in masked]
 
     @property
     def device(self) -> torch.device:
@@ -41,10 +46,10 @@ class LanguageModel:
         return self
 
     def _mask_special(self, logits: torch.Tensor) -> torch.Tensor:
-        """Padding and start can never be emitted: both sampling and likelihood renormalise without them."""
+        """Padding and start can never be emitted: both sampling and likelihood renormalise without them.
+        (A converted REINVENT prior masks padding only: REINVENT gives ``^`` a probability like any token.)"""
         masked = logits.clone()
-        masked[..., self.vocabulary.pad_idx] = float("-inf")
-        masked[..., self.vocabulary.start_idx] = float("-inf")
+        masked[..., self._masked_idx] = float("-inf")
         return masked
 
     def sequence_log_likelihood(self, tokens: torch.Tensor) -> torch.Tensor:

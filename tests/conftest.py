@@ -22,25 +22,14 @@ def seeded() -> None:
     torch.manual_seed(0)
 
 
-def _stub_torchvision() -> None:
-    """REINVENT's runmodes import torchvision for TensorBoard images only; a stub keeps the tests free of it."""
-    import importlib.util
-    import sys
-    import types
-
-    if importlib.util.find_spec("torchvision") is not None or "torchvision" in sys.modules:
-        return
-    transforms = types.ModuleType("torchvision.transforms")
-    transforms.ToTensor = type("ToTensor", (), {"__call__": lambda self, pic: torch.as_tensor(pic)})
-    torchvision = types.ModuleType("torchvision")
-    torchvision.transforms = transforms
-    sys.modules["torchvision"], sys.modules["torchvision.transforms"] = torchvision, transforms
-
 
 @pytest.fixture(scope="session")
 def reinvent_rl():
-    """REINVENT 4.8's RL run mode, or a skip naming why it is not importable (see scripts/setup_venv.sh)."""
-    _stub_torchvision()
+    """REINVENT 4.8's RL run mode, or a skip naming why it is not importable (see scripts/setup_venv.sh).
+    torchvision (TensorBoard images only) is replaced by mara-chem's one-function stub when absent."""
+    from mara_chem.reinvent.compat import stub_torchvision
+
+    stub_torchvision()
     try:
         import reinvent.runmodes.RL as rl
     except ImportError as exc:

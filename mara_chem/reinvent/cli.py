@@ -17,13 +17,13 @@ def cmd_export_reinvent(args: argparse.Namespace) -> int:
     from mara_chem.reinvent.export import export_run_file
 
     try:
-        dropped = export_run_file(args.run_file, args.out)
+        changes = export_run_file(args.run_file, args.out, keep_strategy=args.keep_strategy)
     except ValueError as exc:
         print(f"{args.run_file}: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {args.out} (REINVENT 4.8 staged_learning)")
-    for line in dropped:
-        print(f"dropped {line}")
+    for line in changes:
+        print(line)
     return 0
 
 
@@ -36,4 +36,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     export = sub.add_parser("export-reinvent", help="write the REINVENT-valid subset of a mara-chem run file")
     export.add_argument("run_file", type=Path)
     export.add_argument("--out", type=Path, required=True, help="the REINVENT run file to write (TOML)")
+    export.add_argument("--keep-strategy", action="store_true",
+                        help="keep a mara-chem [learning_strategy] (for `mara-chem reinvent`) instead of REINVENT's dap")
     export.set_defaults(func=cmd_export_reinvent)

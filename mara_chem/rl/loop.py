@@ -30,7 +30,8 @@ from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
 from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, scores_array
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.strategies import StrategyBatch, build_strategy
-from mara_chem.rl.summary import SMILES_DUPLICATE, SMILES_INVALID, SMILES_VALID, HitTracker, SummaryCsv
+from mara_chem.rl.summary import (SMILES_DUPLICATE, SMILES_INVALID, SMILES_VALID, HitTracker, SummaryCsv,
+                                  reinvent_number)
 from mara_chem.scoring.scorer import Scorer
 
 log = logging.getLogger(__name__)
@@ -170,7 +171,9 @@ class StagedLearning:
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
         self._resumed_state = state
-        SummaryCsv(self._summary_path(self.stage_index), self.endpoints).truncate_after(self.global_step)
+        stage = self.config.stage[self.stage_index]
+        SummaryCsv(self._summary_path(self.stage_index), self.endpoints,
+                   scaffold=self.config.filter_for(stage) is not None).truncate_after(self.global_step)
         self._say(f"resuming {self.run_dir} at stage {self.stage_index + 1}, step {self.global_step}")
 
     def _checkpoint(self) -> None:
@@ -220,7 +223,7 @@ class StagedLearning:
                 self.filter.load_state_dict(self._resumed_state["filter"])
             self._resumed_state = None
         self.stage_index = index
-        summary = SummaryCsv(self._summary_path(index), scorer.endpoint_names)
+        summary = SummaryCsv(self._summary_path(index), scorer.endpoint_names, scaffold=self.filter is not None)
         reason = "max_steps"
         try:
             while self.stage_step < stage.max_steps:
@@ -370,17 +373,24 @@ class StagedLearning:
         for i, smi in enumerate(raw_smiles):
             c = canon[i]
             entry = scored.get(c) if c else None
+            score = filtered[i] if keep[i] else None
             row: dict[str, object] = {
-                "Agent": _fmt(columns["Agent"][i]), "Prior": _fmt(columns["Prior"][i]),
-                "Target": _fmt(columns["Target"][i]), "Score": _fmt(filtered[i] if keep[i] else math.nan),
-                "SMILES": c or smi, "SMILES_state": states[i], "Scaffold": (scaffolds[c] or "") if c else "",
-                "step": self.global_step,
+                **{name: reinvent_number(columns[name][i] if keep[i] else None, 4) for name in ("Agent", "Prior", "Target")},
+                "Score": reinvent_number(0.0 if states[i] == SMILES_INVALID else score, 7),
+                "SMILES": c or smi, "SMILES_state": states[i], "step": self.global_step,
             }
-            for e in summary.columns[7:-1]:
-                if e.endswith(" (raw)"):
-                    row[e] = _fmt(entry.raw.get(e[:-6], math.nan)) if entry else ""
+            if "Scaffold" in summary.columns:
+                row["Scaffold"] = (scaffolds[c] or "") if c else ""
+            for name in summary.endpoints:
+                # REINVENT: invalid rows 0 and 0; duplicates' transformed scores 0 (raw kept); unscored rows empty
+                if states[i] == SMILES_INVALID:
+                    value, raw = 0.0, 0.0
+                elif entry is None:
+                    value = raw = None
                 else:
-                    row[e] = _fmt(entry.scores.get(e, math.nan)) if entry else ""
+                    value = 0.0 if states[i] == SMILES_DUPLICATE else entry.scores.get(name, math.nan)
+                    raw = entry.raw.get(name, math.nan)
+                row[name], row[f"{name} (raw)"] = reinvent_number(value, 7), reinvent_number(raw, 4)
             rows.append(row)
         summary.append(rows)
 
@@ -422,7 +432,3 @@ def _outcome_ids(canon: list[str | None]) -> torch.Tensor:
         else:
             ids.append(table.setdefault(c, len(table)))
     return torch.as_tensor(ids, dtype=torch.long)
-
-
-def _fmt(value: float) -> str:
-    return "" if value is None or not math.isfinite(float(value)) else f"{float(value):.6g}"

@@ -17,10 +17,12 @@ DEFAULT_MASKED_TOKENS = (PAD, START)
 
 @dataclass
 class Sampled:
-    """A batch of sampled sequences: token indices [B, T] (with start token) and their SMILES."""
+    """A batch of sampled sequences: token indices [B, T] (with start token) and their SMILES; with
+    ``with_log_likelihood``, also log p(sequence) [B] under the model (temperature 1), differentiable."""
 
     tokens: torch.Tensor
     smiles: list[str]
+    log_likelihood: torch.Tensor | None = None
 
 
 class LanguageModel:
@@ -66,24 +68,43 @@ class LanguageModel:
         """log p(SMILES) [B]; raises UnknownTokenError for tokens outside the vocabulary."""
         return self.sequence_log_likelihood(self.vocabulary.encode_batch(list(smiles)))
 
-    @torch.no_grad()
-    def sample(self, n: int, temperature: float = 1.0, generator: torch.Generator | None = None) -> Sampled:
-        """Batched multinomial sampling; sequences that hit max_length without ``$`` are truncated there."""
+    def sample(self, n: int, temperature: float = 1.0, generator: torch.Generator | None = None,
+               with_log_likelihood: bool = False) -> Sampled:
+        """Batched multinomial sampling; sequences that hit max_length without ``$`` are truncated there.
+
+        With ``with_log_likelihood`` the forward pass that samples also sums the log-probabilities of the
+        sampled tokens (the model's, at temperature 1) with autograd on, so an RL step needs no second
+        teacher-forced pass of the agent: same tokens for the same seed (the random draws are unchanged),
+        same value as :meth:`sequence_log_likelihood` of the tokens up to float rounding. The network is in
+        eval mode while sampling, so this is the training-mode likelihood only without dropout.
+        """
         if temperature <= 0:
             raise ValueError("temperature must be > 0")
         was_training = self.network.training
         self.network.eval()
+        try:
+            with torch.set_grad_enabled(with_log_likelihood):
+                return self._sample(n, temperature, generator, with_log_likelihood)
+        finally:
+            self.network.train(was_training)
+
+    def _sample(self, n: int, temperature: float, generator: torch.Generator | None, with_log_likelihood: bool) -> Sampled:
         device = self.device
         vocab = self.vocabulary
         out = torch.full((n, self.max_length + 2), vocab.pad_idx, dtype=torch.long, device=device)
         out[:, 0] = vocab.start_idx
+        log_likelihood = torch.zeros(n, device=device) if with_log_likelihood else None
         active = torch.arange(n, device=device)
         token = out[:, 0].clone()
         state = None
         for t in range(1, self.max_length + 1):
             logits, state = self.network.step(token, state)
-            probs = torch.softmax(self._mask_special(logits).float() / temperature, dim=-1)
+            logits = self._mask_special(logits).float()
+            probs = torch.softmax(logits.detach() / temperature, dim=-1)
             token = torch.multinomial(probs, 1, generator=generator).squeeze(1)
+            if log_likelihood is not None:
+                step_logp = torch.log_softmax(logits, dim=-1).gather(1, token[:, None]).squeeze(1)
+                log_likelihood = log_likelihood.index_add(0, active, step_logp)
             out[active, t] = token
             running = token != vocab.end_idx
             if not bool(running.all()):
@@ -94,8 +115,11 @@ class LanguageModel:
                 break
         if active.numel():  # unfinished at max length: close them so likelihoods stay well-defined
             out[active, self.max_length + 1] = vocab.end_idx
-        self.network.train(was_training)
+            if log_likelihood is not None:  # ... and count that forced ``$`` as sequence_log_likelihood does
+                logits, _ = self.network.step(token, state)
+                end_logp = torch.log_softmax(self._mask_special(logits).float(), dim=-1)[:, vocab.end_idx]
+                log_likelihood = log_likelihood.index_add(0, active, end_logp)
         width = int((out != vocab.pad_idx).sum(dim=1).max())
         out = out[:, :width]
         smiles = [vocab.decode(row[1:].tolist()) for row in out.cpu()]
-        return Sampled(tokens=out, smiles=smiles)
+        return Sampled(tokens=out, smiles=smiles, log_likelihood=log_likelihood)

@@ -248,7 +248,7 @@ class StagedLearning:
     def _step(self, stage: Stage, oracle: Oracle, summary: SummaryCsv) -> StepRecord:
         t0 = time.perf_counter()
         p = self.config.parameters
-        sampled = self.agent.sample(p.batch_size, temperature=p.temperature)
+        sampled = self.agent.sample(p.batch_size, temperature=p.temperature, with_log_likelihood=self._fused_likelihood)
         canon = [canonicalize(s) for s in sampled.smiles]
         states, seen = [], set()
         for c in canon:
@@ -264,7 +264,7 @@ class StagedLearning:
         filtered = self.filter.apply([c if c in scored else None for c in canon], scores, self.global_step) if self.filter else scores
         if self._zero_duplicates():
             filtered = np.where(np.array(states) == SMILES_DUPLICATE, 0.0, filtered)
-        loss, columns = self._update(sampled.tokens, canon, filtered, keep, oracle)
+        loss, columns = self._update(sampled.tokens, canon, filtered, keep, oracle, sampled.log_likelihood)
         if self.memory is not None:
             self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
         self.stage_step += 1
@@ -288,20 +288,30 @@ class StagedLearning:
             self._say(self._progress_line(record))
         return record
 
+    @property
+    def _fused_likelihood(self) -> bool:
+        """The agent's log-likelihoods come from its sampling pass (no second forward) unless dropout would make
+        the sampling pass (eval mode) differ from the training-mode likelihood."""
+        return not self.agent.network.hyperparameters().get("dropout", 0.0)
+
     def _zero_duplicates(self) -> bool:
         """REINVENT zeroes in-batch duplicates; frequency-aware strategies (IPS) count them instead."""
         return bool(getattr(self.strategy, "zero_batch_duplicates", True))
 
     def _update(self, tokens: torch.Tensor, canon: list[str | None], filtered: np.ndarray, keep: np.ndarray,
-                oracle: Oracle) -> tuple[float, dict[str, np.ndarray]]:
-        """One optimiser step; returns the loss and per-sample Target, Agent and Prior (NLL) columns."""
+                oracle: Oracle, sampled_logp: torch.Tensor | None = None) -> tuple[float, dict[str, np.ndarray]]:
+        """One optimiser step; returns the loss and per-sample Target, Agent and Prior (NLL) columns.
+        ``sampled_logp``: the agent's log-likelihoods computed while sampling (then not recomputed)."""
         idx = torch.as_tensor(np.nonzero(keep)[0], dtype=torch.long)
         tokens = tokens[idx.to(tokens.device)]
         kept_canon = [canon[i] for i in idx.tolist()]
         replay = self.memory.sample(self.rng, self.config.parameters.randomize_smiles) if self.memory else []
         replay_tokens, kept_replay = self._encode([s for s, _ in replay])
         replay_scores = [replay[i][1] for i in kept_replay]
-        agent_logp = self.agent.sequence_log_likelihood(tokens)
+        if sampled_logp is not None:
+            agent_logp = sampled_logp[idx.to(sampled_logp.device)]
+        else:
+            agent_logp = self.agent.sequence_log_likelihood(tokens)
         with torch.no_grad():
             prior_logp = self.prior.sequence_log_likelihood(tokens)
         scores = torch.as_tensor(filtered[keep], dtype=torch.float32, device=self.device)

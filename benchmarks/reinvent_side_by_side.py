@@ -65,6 +65,42 @@ class PhaseClock:
         setattr(owner, attribute, timed)
 
 
+def teach_end_after_end(model, smiles: list[str], chain: int = 12, steps: int = 40) -> float:
+    """Make ``$`` followed by ``$`` near-certain, as in a prior REINVENT trained (its likelihood counts the
+    padding, which is ``$``). REINVENT's sampler stops only once every row emits ``$`` in the same step; a
+    prior trained elsewhere keeps sampling after ``$`` up to the maximum length, which would make REINVENT's
+    sampling look slower than it is with its own priors. Only the input embedding of ``$`` changes: ``$`` is
+    never an input before the end, so every SMILES keeps its log-likelihood. Returns mean log p($ | $...)."""
+    vocab, net = model.vocabulary, model.network
+    tokens = vocab.encode_batch(smiles)
+    last = (tokens != vocab.pad_idx).sum(dim=1) - 2  # position of the last SMILES token (before "$")
+    with torch.no_grad():
+        state, states = None, []
+        for t in range(int(last.max()) + 1):
+            _, state = net.step(tokens[:, t], state)
+            states.append(state)
+        rows = range(len(smiles))
+        if isinstance(state, tuple):  # LSTM (h, c)
+            start = [torch.stack([states[int(last[i])][k][:, i] for i in rows], dim=1) for k in range(2)]
+        else:
+            start = torch.stack([states[int(last[i])][:, i] for i in rows], dim=1)
+    end_embedding = torch.nn.Parameter(net.embedding.weight[vocab.end_idx].detach().clone())
+    optimizer = torch.optim.Adam([end_embedding], lr=0.2)
+    for _ in range(steps):
+        state = tuple(start) if isinstance(start, list) else start
+        loss = 0.0
+        for _ in range(chain):
+            hidden, state = net.rnn(end_embedding.expand(len(smiles), 1, -1), state)
+            logp = torch.log_softmax(model._mask_special(net.output(hidden[:, 0])), dim=-1)[:, vocab.end_idx]
+            loss = loss - logp.mean() / chain
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    with torch.no_grad():
+        net.embedding.weight[vocab.end_idx] = end_embedding
+    return -float(loss.detach())
+
+
 def run_file(prior: Path, out: Path, batch: int, steps: int, seed: int) -> str:
     return f"""
 run_type = "staged_learning"
@@ -176,7 +212,11 @@ def main() -> None:
         tmp = Path(tmp)
         prior = args.prior
         if not is_reinvent_payload(load_model_file(prior)):
-            prior = save_reinvent_prior(load_prior(prior), tmp / "prior.reinvent")
+            model = load_prior(prior)
+            smiles = [s.strip() for s in (REPO / "tests" / "data" / "moses_sample.smi").read_text().split() if s.strip()]
+            end_logp = teach_end_after_end(model, [s for s in smiles if not model.vocabulary.unknown_tokens(s)][:64])
+            print(f"prior written for REINVENT with mean log p($ | $) = {end_logp:.4f} over 12 steps after the end")
+            prior = save_reinvent_prior(model, tmp / "prior.reinvent")
         results = {}
         for name, runner in (("REINVENT 4.8", lambda p: run_reinvent(p, args.steps)), ("mara-chem", run_mara_chem)):
             out = tmp / name.split()[0]

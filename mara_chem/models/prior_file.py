@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 import mara_chem
+from mara_chem import resources
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import build_network
 from mara_chem.models.reinvent_prior import ReinventPriorError, is_reinvent_payload, load_model_file, model_from_reinvent
@@ -74,9 +75,14 @@ def save_prior(model: LanguageModel, path: str | Path, half_precision: bool = Fa
     return path
 
 
+def resolve_prior_path(path: str | Path) -> Path:
+    """``path`` itself when it exists, else the bundled prior of that name (``moses-gru-2x256``)."""
+    return resources.resolve("priors", path)
+
+
 def _load_file(path: Path) -> Any:
     if not path.is_file():
-        raise PriorFileError(f"prior file {path} does not exist")
+        raise PriorFileError(f"prior file {path} does not exist (bundled priors: {resources.bundled_names('priors')})")
     try:
         return load_model_file(path)
     except Exception as exc:  # torch raises many types for corrupt input; all mean the same here
@@ -96,8 +102,9 @@ def _read_payload(path: Path, payload: Any = None) -> dict:
 
 
 def load_prior(path: str | Path, device: str | torch.device = "cpu") -> LanguageModel:
-    """A mara-chem prior file, or a REINVENT 4 ``Reinvent`` model file (converted on load)."""
-    path = Path(path)
+    """A mara-chem prior file, a REINVENT 4 ``Reinvent`` model file (converted on load), or the bundled
+    prior by name (see :func:`resolve_prior_path`)."""
+    path = resolve_prior_path(path)
     raw = _load_file(path)
     if is_reinvent_payload(raw):
         try:
@@ -120,5 +127,5 @@ def load_prior(path: str | Path, device: str | torch.device = "cpu") -> Language
 
 
 def read_metadata(path: str | Path) -> dict:
-    payload = _read_payload(Path(path))
+    payload = _read_payload(resolve_prior_path(path))
     return {"model_type": payload["model_type"], "hyperparameters": payload["hyperparameters"], **payload["metadata"]}

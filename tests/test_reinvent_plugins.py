@@ -10,7 +10,7 @@ import pytest
 from mara_chem.scoring.component import build_component
 
 REPO = Path(__file__).resolve().parents[1]
-QSAR_MODEL = REPO / "scoring" / "models" / "brenk_alert_logreg.joblib"
+QSAR_MODEL = "brenk_alert_logreg"  # the bundled example model, by name
 REFERENCES = ["CC(=O)Nc1ccc(O)cc1", "CN1CCN(c2ccccc2)CC1"]
 
 SCORING_RUN = """

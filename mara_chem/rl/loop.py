@@ -269,9 +269,12 @@ class StagedLearning:
             self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
         self.stage_step += 1
         self.global_step += 1
-        scaffolds = {c: murcko_scaffold(c) for c in canon if c}  # once per molecule, for hits and the summary
+        # scaffolds once per molecule, only where used: hits, and the summary's Scaffold column (with a filter)
+        scaffold_all = "Scaffold" in summary.columns
+        scaffolds = {c: murcko_scaffold(c) for c in dict.fromkeys(canon) if c and (
+            scaffold_all or (c in scored and scored[c].total >= self.hits.threshold))}
         for c in dict.fromkeys(c for c in canon if c and c in scored):
-            self.hits.update(c, scored[c].total, scaffolds[c])
+            self.hits.update(c, scored[c].total, scaffolds.get(c))
         elapsed = time.perf_counter() - t0
         record = StepRecord(
             stage=self.stage_index + 1, step=self.global_step, calls_used=oracle.calls, budget=oracle.budget,

@@ -22,7 +22,6 @@ def seeded() -> None:
     torch.manual_seed(0)
 
 
-
 @pytest.fixture(scope="session")
 def reinvent_rl():
     """REINVENT 4.8's RL run mode, or a skip naming why it is not importable (see scripts/setup_venv.sh).

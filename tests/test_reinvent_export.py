@@ -3,7 +3,6 @@
 import tomllib
 from pathlib import Path
 
-import pytest
 import torch
 
 from mara_chem.cli import main as cli_main

@@ -92,6 +92,15 @@ def _scoring(spec: dict[str, Any], where: str, dropped: list[str]) -> dict[str, 
     return {"type": spec["type"], "component": components}
 
 
+def resolve_prior_path(path: str) -> Path:
+    from mara_chem.models.prior_file import resolve_prior_path as resolve
+
+    try:
+        return resolve(path)
+    except Exception:  # not found here: written as given, REINVENT reports it
+        return Path(path)
+
+
 def _is_reinvent_model(path: str) -> bool:
     from mara_chem.models.reinvent_prior import is_reinvent_payload, load_model_file
 
@@ -114,7 +123,12 @@ def export_run_file(source: str | Path, out: str | Path, keep_strategy: bool = F
         dropped.append("dropped device = 'auto' (REINVENT takes cpu or cuda[:N]; its default cpu applies)")
     result["parameters"] = _keep(data["parameters"], PARAMETERS, "parameters", dropped)
     for key in ("prior_file", "agent_file"):
-        if not _is_reinvent_model(result["parameters"][key]):
+        given = result["parameters"][key]
+        resolved = str(resolve_prior_path(given))
+        if resolved != given:  # a bundled prior by name: REINVENT needs the path
+            result["parameters"][key] = resolved
+            dropped.append(f"changed parameters.{key} {given!r} -> {resolved!r} (REINVENT takes a path)")
+        if not _is_reinvent_model(resolved):
             dropped.append(f"note parameters.{key} {result['parameters'][key]!r} is a mara-chem prior: REINVENT reads "
                            "it after `mara-chem prior convert PRIOR --to reinvent --out NEW`")
     strategy = dict(raw.get("learning_strategy", {"type": "dap"}))

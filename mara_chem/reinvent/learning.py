@@ -11,7 +11,7 @@ or signature):
   ``run_staged_learning.py`` (imported at line 13, called at line 101). For a mara-chem table it looks the
   type up where REINVENT does (``getattr(reinvent.runmodes.RL, f"{type}_strategy")``, where :func:`install`
   registered every mara-chem type) and builds :class:`MaraReward`; any other table goes to REINVENT's.
-- ``reinvent/runmodes/RL/reward.py`` 165-246 ``RLReward``: :class:`MaraReward` subclasses it with the same
+- ``reinvent/runmodes/RL/reward.py`` 165-245 ``RLReward``: :class:`MaraReward` subclasses it with the same
   call signature and return value, so ``Learning.optimize`` and the reports are untouched.
 - ``reinvent/runmodes/RL/reinvent.py`` 23-37 ``ReinventLearning.update``: wrapped to hand the step's
   canonical SMILES and states (``self.sampled``) and the prior to the reward object before REINVENT's body runs.

@@ -54,9 +54,8 @@ from mara_chem.rl.run_record import CHANGES_JSON, RUN_JSON, Change, compare, des
 from mara_chem.rl.strategies import StrategyBatch, build_strategy
 from mara_chem.rl.strategies.base import MaraOptions
 from mara_chem.rl.strategies.policy_gradient import PolicyGradientParams
-from mara_chem.rl.summary import HitTracker, SummaryCsv, raw_column
+from mara_chem.rl.summary import HitTracker, SummaryCsv, raw_column, reinvent_number
 from mara_chem.scoring.scorer import Scorer
-from mara_chem.text import format_number
 
 log = logging.getLogger(__name__)
 
@@ -272,13 +271,13 @@ class StagedLearning:
         self.history = [StepRecord(**r) for r in state["history"]]
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
-        SummaryCsv(self._summary_path(self.stage_index), self.endpoints).truncate_after(self.global_step)
+        self._summary_csv(self.stage_index).truncate_after(self.global_step)
         self._say(f"resuming {self.run_dir} at stage {self.stage_index + 1}, step {self.global_step}")
 
     def _restart_from_log(self) -> None:
         """No checkpoint yet (killed before the first): start again; logged calls come from the log, unpaid."""
         for index in range(len(self.config.stage)):
-            SummaryCsv(self._summary_path(index), self.endpoints).truncate_after(0)
+            self._summary_csv(index).truncate_after(0)
         self._say(f"{self.run_dir} has an oracle log but no checkpoint yet: starting again from step 0; "
                   f"the {len(self.oracle_log.read())} calls in {LOG_NAME} are reused, not paid again")
 
@@ -295,8 +294,11 @@ class StagedLearning:
             "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._file_digests,
         })
 
-    def _summary_path(self, stage_index: int) -> Path:
-        return Path(f"{self.config.parameters.summary_csv_prefix}_{stage_index + 1}.csv")
+    def _summary_csv(self, stage_index: int) -> SummaryCsv:
+        """``summary_<N>.csv`` of a stage: its own endpoints; a Scaffold column when it has a diversity filter."""
+        stage = self.config.stage[stage_index]
+        return SummaryCsv(Path(f"{self.config.parameters.summary_csv_prefix}_{stage_index + 1}.csv"),
+                          _endpoint_union([stage]), scaffold=self.config.filter_for(stage) is not None)
 
     # --- the run ------------------------------------------------------------------------------------------
     def run(self, stop_on_signals: bool = False) -> RunResult:
@@ -355,7 +357,7 @@ class StagedLearning:
         scorer = Scorer(stage.scoring)
         oracle = Oracle(scorer, self.oracle_log, index + 1, stage.max_oracle_calls)
         oracle.restore(self.oracle_log.read())
-        summary = SummaryCsv(self._summary_path(index), scorer.endpoint_names)
+        summary = self._summary_csv(index)
         reason = "max_steps"
         try:
             while self.stage_step < stage.max_steps and not self._stop_signal:
@@ -386,7 +388,7 @@ class StagedLearning:
     def _step(self, stage: Stage, oracle: Oracle, summary: SummaryCsv) -> StepRecord:
         t0 = time.perf_counter()
         p = self.config.parameters
-        sampled = self.agent.sample(p.batch_size, temperature=p.temperature)
+        sampled = self.agent.sample(p.batch_size, temperature=p.temperature, with_log_likelihood=self._fused_likelihood)
         canon = [canonicalize(s) for s in sampled.smiles]
         states, seen = [], set()
         for c in canon:
@@ -405,14 +407,17 @@ class StagedLearning:
             filtered = np.where(np.array(states) == SmilesState.DUPLICATE, 0.0, filtered)
         # unique_sequences (REINVENT): a token sequence sampled twice enters the update once
         in_update = keep & _first_occurrences(sampled.smiles) if p.unique_sequences else keep
-        loss, columns = self._update(sampled.tokens, canon, filtered, in_update, oracle)
+        loss, columns = self._update(sampled.tokens, canon, filtered, in_update, oracle, sampled.log_likelihood)
         if self.memory is not None:
             self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
         self.stage_step += 1
         self.global_step += 1
-        scaffolds = {c: murcko_scaffold(c) for c in canon if c}  # once per molecule, for hits and the summary
+        # scaffolds once per molecule, only where used: hits, and the summary's Scaffold column (with a filter)
+        scaffold_all = "Scaffold" in summary.columns
+        scaffolds = {c: murcko_scaffold(c) for c in dict.fromkeys(canon) if c and (
+            scaffold_all or (c in scored and scored[c].total >= self.hits.threshold))}
         for c in dict.fromkeys(c for c in canon if c and c in scored):
-            self.hits.update(c, scored[c].total, scaffolds[c])
+            self.hits.update(c, scored[c].total, scaffolds.get(c))
         elapsed = time.perf_counter() - t0
         record = StepRecord(
             stage=self.stage_index + 1, step=self.global_step, calls_used=oracle.calls, budget=oracle.budget,
@@ -429,16 +434,26 @@ class StagedLearning:
             self._say(self._progress_line(record))
         return record
 
+    @property
+    def _fused_likelihood(self) -> bool:
+        """The agent's log-likelihoods come from its sampling pass (no second forward) unless dropout would make
+        the sampling pass (eval mode) differ from the training-mode likelihood."""
+        return not self.agent.network.hyperparameters().get("dropout", 0.0)
+
     def _update(self, tokens: torch.Tensor, canon: list[str | None], filtered: np.ndarray, keep: np.ndarray,
-                oracle: Oracle) -> tuple[float, dict[str, np.ndarray]]:
-        """One optimiser step; returns the loss and per-sample Target, Agent and Prior (NLL) columns."""
+                oracle: Oracle, sampled_logp: torch.Tensor | None = None) -> tuple[float, dict[str, np.ndarray]]:
+        """One optimiser step; returns the loss and per-sample Target, Agent and Prior (NLL) columns.
+        ``sampled_logp``: the agent's log-likelihoods computed while sampling (then not recomputed)."""
         idx = torch.as_tensor(np.nonzero(keep)[0], dtype=torch.long)
         tokens = tokens[idx.to(tokens.device)]
         kept_canon = [canon[i] for i in idx.tolist()]
         replay = self.memory.sample(self.rng, self.config.parameters.randomize_smiles) if self.memory else []
         replay_tokens, kept_replay = self._encode([s for s, _ in replay])
         replay_scores = [replay[i][1] for i in kept_replay]
-        agent_logp = self.agent.sequence_log_likelihood(tokens)
+        if sampled_logp is not None:
+            agent_logp = sampled_logp[idx.to(sampled_logp.device)]
+        else:
+            agent_logp = self.agent.sequence_log_likelihood(tokens)
         with torch.no_grad():
             prior_logp = self.prior.sequence_log_likelihood(tokens)
         scores = torch.as_tensor(filtered[keep], dtype=torch.float32, device=self.device)
@@ -513,15 +528,25 @@ class StagedLearning:
         for i, smi in enumerate(raw_smiles):
             c = canon[i]
             entry = scored.get(c) if c else None
+            score = filtered[i] if keep[i] else None
             row: dict[str, object] = {
-                "Agent": _cell(columns["Agent"][i]), "Prior": _cell(columns["Prior"][i]),
-                "Target": _cell(columns["Target"][i]), "Score": _cell(filtered[i] if keep[i] else math.nan),
-                "SMILES": c or smi, "SMILES_state": int(states[i]), "Scaffold": (scaffolds[c] or "") if c else "",
-                "step": self.global_step,
+                **{name: reinvent_number(columns[name][i] if keep[i] else None, 4)
+                   for name in ("Agent", "Prior", "Target")},
+                "Score": reinvent_number(0.0 if states[i] == SmilesState.INVALID else score, 7),
+                "SMILES": c or smi, "SMILES_state": int(states[i]), "step": self.global_step,
             }
-            for e in summary.endpoints:
-                row[e] = _cell(entry.scores.get(e, math.nan)) if entry else ""
-                row[raw_column(e)] = _cell(entry.raw.get(e, math.nan)) if entry else ""
+            if "Scaffold" in summary.columns:
+                row["Scaffold"] = (scaffolds[c] or "") if c else ""
+            for name in summary.endpoints:
+                # REINVENT: invalid rows 0 and 0; duplicates' transformed scores 0 (raw kept); unscored rows empty
+                if states[i] == SmilesState.INVALID:
+                    value, raw = 0.0, 0.0
+                elif entry is None:
+                    value = raw = None
+                else:
+                    value = 0.0 if states[i] == SmilesState.DUPLICATE else entry.scores.get(name, math.nan)
+                    raw = entry.raw.get(name, math.nan)
+                row[name], row[raw_column(name)] = reinvent_number(value, 7), reinvent_number(raw, 4)
             rows.append(row)
         summary.append(rows)
 
@@ -564,8 +589,3 @@ def _outcome_ids(canon: list[str | None]) -> torch.Tensor:
         else:
             ids.append(table.setdefault(c, len(table)))
     return torch.as_tensor(ids, dtype=torch.long)
-
-
-def _cell(value: float) -> str:
-    """A summary CSV number: six significant digits, empty when missing."""
-    return format_number(value, ".6g")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-LEADING_COLUMNS = ("Agent", "Prior", "Target", "Score", "SMILES", "SMILES_state", "Scaffold")
+LEADING_COLUMNS = ("Agent", "Prior", "Target", "Score", "SMILES", "SMILES_state")  # then Scaffold, with a filter
 
 
 def raw_column(endpoint: str) -> str:
@@ -18,12 +18,15 @@ def raw_column(endpoint: str) -> str:
 
 
 class SummaryCsv:
-    """``summary_<stage>.csv``: the leading columns, each endpoint and its raw value, then ``step``."""
+    """Columns and number formats as REINVENT 4.8 writes them (``RL/reports/csv_summmary.py``): NLLs and
+    Target with 4 decimals, Score and each endpoint's transformed score with 7, raw values with 4; the
+    Scaffold column only with a diversity filter; each endpoint as ``name, name (raw)``; then ``step``."""
 
-    def __init__(self, path: Path, endpoints: list[str]):
+    def __init__(self, path: Path, endpoints: list[str], scaffold: bool = True):
         self.path = path
         self.endpoints = list(endpoints)
-        self.columns = [*LEADING_COLUMNS, *self.endpoints, *(raw_column(e) for e in self.endpoints), "step"]
+        self.columns = [*LEADING_COLUMNS, *(["Scaffold"] if scaffold else []),
+                        *(column for e in endpoints for column in (e, raw_column(e))), "step"]
 
     def truncate_after(self, step: int) -> None:
         """Drop rows of steps after ``step`` (they are redone after a resume); the file is replaced atomically."""
@@ -44,6 +47,12 @@ class SummaryCsv:
 
     def append(self, rows: list[dict[str, object]]) -> None:
         append_csv_rows(self.path, self.columns, rows)
+
+
+def reinvent_number(value: float | None, decimals: int) -> str:
+    """REINVENT's fixed-decimal format (a failed score is ``nan``, as REINVENT writes it); empty for a value
+    that does not exist (a row the oracle budget left unscored)."""
+    return "" if value is None else f"{float(value):.{decimals}f}"
 
 
 def append_csv_rows(path: Path, columns: list[str], rows: list[dict[str, object]]) -> None:

@@ -22,6 +22,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
     cfg = _load_or_report(args.run_file)
     if cfg is None:
         return 2
+    return describe_staged(args, cfg)
+
+
+def describe_staged(args: argparse.Namespace, cfg) -> int:
     n_ep = sum(len(spec.endpoint) for st in cfg.stage for e in st.scoring.component for spec in e.values())
     print(f"{args.run_file}: OK ({len(cfg.stage)} stage(s), {n_ep} scoring endpoint(s), "
           f"strategy {cfg.learning_strategy['type']}, run folder {cfg.run_dir})")
@@ -34,6 +38,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     cfg = _load_or_report(args.run_file)
     if cfg is None:
         return 2
+    return run_staged(args, cfg)
+
+
+def run_staged(args: argparse.Namespace, cfg) -> int:
+    from mara_chem.rl.loop import RunDirError, StagedLearning
+
     if args.device:
         cfg.device = args.device
     try:

@@ -24,6 +24,7 @@ from mara_chem.chem.smiles import canonicalize, murcko_scaffold
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.prior_file import load_prior, weights_digest
 from mara_chem.models.tokenizer import UnknownTokenError
+from mara_chem.rl.agent_file import write_stage_agent
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME, load_checkpoint, rng_state, save_checkpoint, set_rng_state
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
@@ -239,7 +240,11 @@ class StagedLearning:
         finally:
             scorer.close()
         self._checkpoint()
-        self._say(f"stage {index + 1} finished ({reason}): {oracle.calls} oracle calls, {self.stage_step} steps")
+        agent_path = write_stage_agent(self.agent, self.config, index, step=self.global_step, stage_steps=self.stage_step,
+                                       oracle_calls=oracle.calls, stop_reason=reason,
+                                       prior_digest=self._file_digests["prior"])
+        self._say(f"stage {index + 1} finished ({reason}): {oracle.calls} oracle calls, {self.stage_step} steps; "
+                  f"agent written to {agent_path}")
         return reason
 
     def _step(self, stage: Stage, oracle: Oracle, summary: SummaryCsv) -> StepRecord:

@@ -60,13 +60,10 @@ lr = 3e-4
 
 def _staged_toml(tmp: Path, agent: Path, run: Path, chkpt: Path) -> Path:
     path = tmp / "staged.toml"
-    stage = """[[stage]]
-max_steps = {steps}
-max_oracle_calls = 40
-{chkpt}
-[stage.scoring]
-type = "geometric_mean"
-""" + QED_SCORING.format(prefix="stage.scoring.")
+    def stage(steps: int, chkpt: str) -> str:
+        return (f"[[stage]]\nmax_steps = {steps}\nmax_oracle_calls = 40\n{chkpt}\n[stage.scoring]\n"
+                'type = "geometric_mean"\n' + QED_SCORING.format(prefix="stage.scoring."))
+
     path.write_text(f"""run_type = "staged_learning"
 device = "cpu"
 seed = 3
@@ -80,7 +77,7 @@ hit_threshold = 0.5
 type = "mara"
 rate = 1e-4
 tau = 0.5
-""" + stage.format(steps=2, chkpt=f'chkpt_file = "{chkpt}"') + stage.format(steps=1, chkpt=""))
+""" + stage(2, f'chkpt_file = "{chkpt}"') + stage(1, ""))
     return path
 
 

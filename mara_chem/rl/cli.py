@@ -26,6 +26,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def describe_staged(args: argparse.Namespace, cfg) -> int:
+    """The `validate` line of a staged-learning file (also used by mara_chem.runmodes.cli)."""
     n_ep = sum(len(spec.endpoint) for st in cfg.stage for e in st.scoring.component for spec in e.values())
     print(f"{args.run_file}: OK ({len(cfg.stage)} stage(s), {n_ep} scoring endpoint(s), "
           f"strategy {cfg.learning_strategy['type']}, run folder {cfg.run_dir})")
@@ -33,8 +34,6 @@ def describe_staged(args: argparse.Namespace, cfg) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from mara_chem.rl.loop import RunDirError, StagedLearning
-
     cfg = _load_or_report(args.run_file)
     if cfg is None:
         return 2
@@ -42,6 +41,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def run_staged(args: argparse.Namespace, cfg) -> int:
+    """Run (or resume) a validated staged-learning config (also used by mara_chem.runmodes.cli)."""
     from mara_chem.rl.loop import RunDirError, StagedLearning
 
     if args.device:

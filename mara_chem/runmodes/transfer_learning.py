@@ -19,13 +19,13 @@ import torch
 from rdkit import DataStructs
 
 from mara_chem.chem.fingerprints import morgan_fingerprints
+from mara_chem.chem.smiles import canonicalize
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.prior_file import PriorFileError, load_prior, save_prior, weights_digest
 from mara_chem.models.training import TrainConfig, prepare_data, read_smiles_file, train_prior
 from mara_chem.rl.loop import resolve_device
 from mara_chem.runmodes.config import TransferLearningConfig
 from mara_chem.runmodes.errors import RunModeError
-from mara_chem.chem.smiles import canonicalize
 
 REPORT_SUFFIX = ".tl.json"
 

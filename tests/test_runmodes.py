@@ -286,3 +286,19 @@ def test_report_shows_pose_files_of_top_hits_and_rounds_hits_csv(tmp_path):
     by_smiles = {r["smiles"]: r for r in hits}
     assert by_smiles["CCO"]["score"] == "0.9123" and by_smiles["CCO"]["dock_raw"] == "-8.123"
     assert by_smiles["CCO"]["dock_pose"] == f"{poses} #1"
+
+
+def test_scoring_reads_sdf_with_titles_and_csv_columns(tmp_path):
+    sdf = tmp_path / "actives.sdf"
+    with Chem.SDWriter(str(sdf)) as writer:
+        for name, smi in (("aspirin", "CC(=O)Oc1ccccc1C(=O)O"), ("paracetamol", "CC(=O)Nc1ccc(O)cc1")):
+            mol = Chem.MolFromSmiles(smi)
+            mol.SetProp("_Name", name)
+            writer.write(mol)
+    out = tmp_path / "sdf_scores.csv"
+    assert main(["run", str(_scoring_toml(tmp_path, sdf, out))]) == 0
+    rows = _rows(out)
+    assert [r["id"] for r in rows] == ["aspirin", "paracetamol"]
+    expected = QED.qed(Chem.MolFromSmiles("CC(=O)Nc1ccc(O)cc1"))
+    assert float(rows[1]["QED_raw"]) == pytest.approx(expected, abs=1e-5)
+    assert float(rows[1]["MW_raw"]) == pytest.approx(151.165, abs=1e-3)

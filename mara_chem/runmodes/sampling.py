@@ -49,7 +49,9 @@ def draw(model, p, say) -> tuple[list[dict[str, object]], int]:
     seen: set[str] = set()
     drawn = 0
     while len(rows) < p.num_smiles and drawn < limit:
-        n = min(p.batch_size, limit - drawn)
+        accepted = len(rows) / drawn if drawn else 1.0  # draw about what is still missing, not a whole batch
+        wanted = math.ceil((p.num_smiles - len(rows)) / max(accepted, 0.05) * 1.05) + 8
+        n = min(p.batch_size, limit - drawn, wanted)
         batch = model.sample(n, temperature=p.temperature)
         nll = (-model.sequence_log_likelihood(batch.tokens)).tolist()
         drawn += n

@@ -1,4 +1,4 @@
-"""Learning strategies as pure tensor functions (DESIGN.md §3).
+"""Learning strategies as pure tensor functions (docs/strategies.md).
 
     strategy = build_strategy(type="mara", sigma=128, tau=0.8)   # a [learning_strategy] table
     out = strategy(StrategyBatch(...))                            # StrategyOutput(loss, rewards, info, targets)

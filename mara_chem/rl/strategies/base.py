@@ -1,6 +1,6 @@
 """Learning-strategy plumbing: the batch and output records, the shared option models and the registry.
 
-A strategy maps a :class:`StrategyBatch` of tensors to a scalar loss (DESIGN.md §3 and §8.4): it knows
+A strategy maps a :class:`StrategyBatch` of tensors to a scalar loss (docs/strategies.md): it knows
 nothing about files, chemistry, optimisers or replay memory. Strategies register themselves by name through
 ``__init_subclass__`` (one mechanism for the whole family); :func:`build_strategy` validates the options
 against the strategy's own pydantic model (unknown keys are errors naming the key).
@@ -80,7 +80,7 @@ class StrategyParams(BaseModel):
 
 
 class MaraOptions(BaseModel):
-    """MARA modifier options (DESIGN.md §3): H = {i : S_i ≥ τ}; τ fixed or a quantile of the batch scores."""
+    """MARA modifier options (docs/strategies.md, "MARA"): H = {i : S_i ≥ τ}; τ fixed or a quantile of the batch scores."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -100,7 +100,7 @@ class MaraOptions(BaseModel):
 
 
 class IpsOptions(BaseModel):
-    """IPS modifier options (DESIGN.md §3): p̂(o) = n_o / G, clipped below at ``ips_eps``."""
+    """IPS modifier options (docs/strategies.md, "IPS"): p̂(o) = n_o / G, clipped below at ``ips_eps``."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -175,7 +175,7 @@ class LearningStrategy(nn.Module):
         raise NotImplementedError
 
     def _apply_mara(self, batch: StrategyBatch, rewards: torch.Tensor, info: dict[str, float]) -> torch.Tensor:
-        """MARA on the scores (DESIGN.md §3); τ from the options or the on-policy score quantile."""
+        """MARA on the scores (docs/strategies.md, "MARA"); τ from the options or the on-policy score quantile."""
         p = self.params
         on_policy = batch.on_policy
         tau = p.tau if p.tau is not None else quantile_threshold(rewards[on_policy], p.tau_quantile)

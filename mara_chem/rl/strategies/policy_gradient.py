@@ -1,4 +1,4 @@
-"""REINFORCE, RLOO and GRPO with reverse, forward or no KL (DESIGN.md §3), and IPS-GRPO.
+"""REINFORCE, RLOO and GRPO with reverse, forward or no KL (docs/strategies.md, "Policy gradient"), and IPS-GRPO.
 
 All three are score-function estimators, loss = −mean_i A_i·log π_θ(y_i) over the on-policy rows (replay
 rows are not samples of π_θ and are left out), and differ only in the advantage A:

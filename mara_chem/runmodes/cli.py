@@ -58,7 +58,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"error: --report applies to staged_learning runs, not {cfg.run_type}", file=sys.stderr)
         return 2
     if args.device:
-        cfg.device = args.device
+        from mara_chem.runmodes.config import check_device
+
+        try:
+            cfg.device = check_device(args.device)
+        except ValueError as exc:
+            print(f"error: --device: {exc}", file=sys.stderr)
+            return 2
     if cfg.json_out_config:
         Path(cfg.json_out_config).write_text(json.dumps(cfg.model_dump(mode="json"), indent=2))
     try:

@@ -16,7 +16,7 @@ from mara_chem.rl.config import ConfigError, RunConfig, Section, _describe
 from mara_chem.scoring.spec import ScoringSpec
 
 
-def _check_device(value: str) -> str:
+def check_device(value: str) -> str:
     if value != "auto" and not (value == "cpu" or value.startswith("cuda")):
         raise ValueError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {value!r}")
     return value
@@ -52,7 +52,7 @@ class TransferLearningConfig(Section):
     parameters: TLParameters
     scheduler: TLScheduler = Field(default_factory=TLScheduler)
 
-    _device = field_validator("device")(classmethod(lambda cls, v: _check_device(v)))
+    _device = field_validator("device")(classmethod(lambda cls, v: check_device(v)))
 
 
 class SamplingParameters(Section):
@@ -76,7 +76,7 @@ class SamplingConfig(Section):
     parameters: SamplingParameters
     scoring: ScoringSpec | None = None
 
-    _device = field_validator("device")(classmethod(lambda cls, v: _check_device(v)))
+    _device = field_validator("device")(classmethod(lambda cls, v: check_device(v)))
 
 
 class ScoringParameters(Section):
@@ -90,7 +90,7 @@ class ScoringParameters(Section):
 
 class ScoringRunConfig(Section):
     run_type: Literal["scoring"]
-    device: str = "cpu"
+    device: str = "cpu"  # accepted for REINVENT compatibility; the scoring components run on CPU
     json_out_config: str | None = None
     parameters: ScoringParameters
     scoring: ScoringSpec

@@ -20,9 +20,8 @@ from rdkit import Chem
 
 from mara_chem.chem.smiles import canonicalize, to_mol
 from mara_chem.models.prior_file import PriorFileError, load_prior
-from mara_chem.rl.loop import resolve_device
 from mara_chem.runmodes.config import SamplingConfig
-from mara_chem.runmodes.errors import RunModeError
+from mara_chem.runmodes.errors import RunModeError, resolve_device_or_error
 from mara_chem.runmodes.scoring import score_columns, score_rows
 from mara_chem.scoring.scorer import Scorer
 
@@ -78,7 +77,7 @@ def run_sampling(cfg: SamplingConfig, overwrite: bool = False, quiet: bool = Fal
         if path is not None and path.exists() and not overwrite:
             raise RunModeError(f"[parameters.{key}] {path} exists; use --overwrite or another name")
     try:
-        model = load_prior(p.model_file, resolve_device(cfg.device))
+        model = load_prior(p.model_file, resolve_device_or_error(cfg.device))
     except PriorFileError as exc:
         raise RunModeError(f"[parameters.model_file] {exc}") from None
     scorer = Scorer(cfg.scoring) if cfg.scoring is not None else None

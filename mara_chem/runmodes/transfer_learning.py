@@ -23,9 +23,8 @@ from mara_chem.chem.smiles import canonicalize
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.prior_file import PriorFileError, load_prior, save_prior, weights_digest
 from mara_chem.models.training import TrainConfig, prepare_data, read_smiles_file, train_prior
-from mara_chem.rl.loop import resolve_device
 from mara_chem.runmodes.config import TransferLearningConfig
-from mara_chem.runmodes.errors import RunModeError
+from mara_chem.runmodes.errors import RunModeError, resolve_device_or_error
 
 REPORT_SUFFIX = ".tl.json"
 
@@ -68,7 +67,7 @@ def sample_figures(model: LanguageModel, n: int, series: set[str], series_fps: l
 def run_transfer_learning(cfg: TransferLearningConfig, overwrite: bool = False, quiet: bool = False) -> TLResult:
     p = cfg.parameters
     say = (lambda text: None) if quiet else (lambda text: print(text, file=sys.stderr, flush=True))
-    device = resolve_device(cfg.device)
+    device = resolve_device_or_error(cfg.device)
     out = Path(p.output_model_file)
     ckpt = _checkpoint_of(out)
     if overwrite:

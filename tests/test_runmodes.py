@@ -21,6 +21,8 @@ from rdkit.Chem import QED
 from mara_chem.cli import main
 from mara_chem.models.prior_file import load_prior, read_metadata, weights_digest
 from mara_chem.report import write_report
+from mara_chem.rl.config import load_run_config
+from mara_chem.rl.loop import StagedLearning
 
 REPO = Path(__file__).resolve().parents[1]
 PRIOR = REPO / "priors" / "moses-gru-2x256.prior"
@@ -141,6 +143,10 @@ def test_chain_tl_staged_agent_sampling_scoring(tmp_path, capsys):
     agent = load_prior(stage2)
     assert weights_digest(agent.network.state_dict()) != weights_digest(load_prior(tuned).network.state_dict())
     assert main(["prior", "sample", str(stage2), "-n", "50", "--seed", "0"]) == 0
+    # ... and a later run takes it as its agent_file
+    later = _staged_toml(tmp_path, stage2, tmp_path / "later", tmp_path / "later.prior")
+    runner = StagedLearning(load_run_config(later), quiet=True)
+    assert weights_digest(runner.agent.network.state_dict()) == weights_digest(agent.network.state_dict())
     # the report opens with the objective, before the results
     page = write_report(run, threshold=0.5).read_text()
     assert page.index("Objective") < page.index("Metrics")

@@ -2,7 +2,8 @@
 # Issue 15 in one device call (<= 10 min): full-size prior, sampling throughput, RL step time GPU vs CPU,
 # a 10,000-call benchmark run on the GPU, docking scaling on the machine's cores.
 #
-# Prepare here:   bash scripts/device_wheels.sh          (.whl/: RDKit, pydantic, Vina, Meeko, ... for cp312)
+# Prepare here:   bash scripts/device_wheels.sh          (.whl/: RDKit, pydantic, Vina, Meeko for cp312; ClpP receptor)
+#                 rm data/moses_test.csv.gz              (what travels must stay under 64 MiB)
 #                 .venv/bin/mara-chem data moses         (data/: MOSES train, 10 MB)
 # Device call:    run(command="bash scripts/device_gpu.sh", carry=["data", ".whl"], timeout_s=600)
 # CPU dry run:    OUT=/tmp/o DRY=1 bash scripts/device_gpu.sh   (tiny sizes, CPU, same code paths)
@@ -25,6 +26,8 @@ else
     DEV=cuda; PRIOR_ENV="MAX_HOURS=0.05"; BATCHES="1024 4096 16384"; STEP_BATCHES="64 512"; BUDGET=10000
     LIGANDS=30; WORKERS=1,4,8,15; T=600
 fi
+RECEPTOR=""
+[ -f data/receptors/7uvu-2-monomers-pdbfixer.pdbqt ] && RECEPTOR="--receptor data/receptors/7uvu-2-monomers-pdbfixer.pdbqt"
 log() { echo "== $(date +%T) $*" | tee -a "$OUT/device_gpu.log"; }
 { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>/dev/null || echo "no nvidia-smi";
   nproc; $PY -c "import torch, rdkit; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), 'rdkit', rdkit.__version__)"; } \
@@ -36,10 +39,10 @@ log "1. full-size prior (3x512 LSTM, fp16) + 5. docking scaling"
 ( env OUT="$OUT/prior" $PRIOR_ENV timeout $((T * 45 / 100)) bash scripts/device_full_prior.sh > "$OUT/prior.log" 2>&1 ) &
 PRIOR_PID=$!
 timeout $((T * 40 / 100)) $PY benchmarks/docking_throughput.py --ligands "$LIGANDS" --workers "${WORKERS%,15}" \
-    --exhaustiveness 1 --json "$OUT/docking.json" > "$OUT/docking.log" 2>&1 || log "docking (1-8 workers) failed or timed out"
+    --exhaustiveness 1 $RECEPTOR --json "$OUT/docking.json" > "$OUT/docking.log" 2>&1 || log "docking (1-8 workers) failed or timed out"
 wait $PRIOR_PID || log "prior training failed or timed out"
 case "$WORKERS" in *,15) timeout $((T * 10 / 100)) $PY benchmarks/docking_throughput.py --ligands "$LIGANDS" --workers 15 \
-    --exhaustiveness 1 >> "$OUT/docking.log" 2>&1 || log "docking (15 workers) failed or timed out";; esac
+    --exhaustiveness 1 $RECEPTOR >> "$OUT/docking.log" 2>&1 || log "docking (15 workers) failed or timed out";; esac
 PRIOR=$(ls "$OUT"/prior/*.prior 2>/dev/null | head -1)
 [ -n "$PRIOR" ] && cp "$PRIOR" "$OUT/" && cat "$OUT"/prior/sample_*.txt >> "$OUT/prior.log" 2>/dev/null
 PRIOR=${PRIOR:-priors/moses-gru-2x256.prior}

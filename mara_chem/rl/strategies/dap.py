@@ -170,6 +170,7 @@ class MARA(DAP, name="mara"):
     """DAP with the MARA modifier on."""
 
     params_model = MARAParams
+    example_params = {"tau_quantile": 0.5}
 
 
 class IPSDAPParams(DAPParams):

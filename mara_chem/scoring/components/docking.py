@@ -99,6 +99,9 @@ class VinaDocking(ScoringComponent):
     aliases = ("VinaDocking",)
     required_by_default = True  # a failed docking must not let QED/SA alone carry the score
     Params = VinaDockingParams
+    # dockstring's DRD2 receptor, a 10 Å box at the site (maps in ~1 s), exhaustiveness 1
+    example_params = {"target": "DRD2", "center": [9.25, 6.167, -7.0], "size": [10.0, 10.0, 10.0],
+                      "exhaustiveness": 1, "executor": "serial"}
     params: VinaDockingParams
 
     def __init__(self, params: VinaDockingParams | dict | None = None):

@@ -82,6 +82,7 @@ class QsarModel(ScoringComponent):
     name = "qsar"
     aliases = ("QSAR", "SklearnModel")
     Params = QsarParams
+    example_params = {"model_file": "brenk_alert_logreg"}  # the bundled example model
 
     @cached_property
     def model(self) -> Any:

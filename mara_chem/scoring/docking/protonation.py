@@ -13,21 +13,22 @@ Both GPL tools are opt-in: ``pip install "mara-chem[gpl-protonation]"`` and ``pr
 from __future__ import annotations
 
 import importlib.util
+from abc import ABC, abstractmethod
 from functools import lru_cache
 from typing import Any, ClassVar
 
 from rdkit import Chem
 
-from mara_chem.scoring.registry import Registry
+from mara_chem.registry import Registry
 
-PROTONATORS: Registry["Protonator"] = Registry("protonation tool")
+PROTONATORS: Registry["Protonator"] = Registry("protonation tool")  # internal: no entry-point group
 
 
 class ProtonationError(ValueError):
     """The tool returned no usable molecule."""
 
 
-class Protonator:
+class Protonator(ABC):
     """Maps a neutral-or-charged RDKit molecule to its dominant state at ``ph`` (heavy atoms only)."""
 
     name: ClassVar[str] = ""
@@ -40,8 +41,9 @@ class Protonator:
         if cls.name:
             PROTONATORS.add(cls.name, cls)
 
+    @abstractmethod
     def __call__(self, mol: Chem.Mol, ph: float) -> Chem.Mol:
-        raise NotImplementedError
+        """The molecule's dominant protonation state at ``ph``; ``ProtonationError`` when the tool gives none."""
 
 
 class MolscrubProtonator(Protonator):

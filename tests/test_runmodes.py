@@ -178,7 +178,7 @@ def test_chain_tl_staged_agent_sampling_scoring(tmp_path, capsys):
     assert {"QED", "QED_raw", "MW", "MW_raw", "reason"} <= set(scored[0])
 
 
-def test_tl_resumes_after_kill(tmp_path):
+def test_tl_resumes_after_kill(tmp_path, capsys):
     out = tmp_path / "kill.prior"
     cmd = [sys.executable, "-m", "mara_chem.cli", "run", str(_tl_toml(tmp_path, out, epochs=4, samples=100))]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -200,11 +200,10 @@ def test_tl_resumes_after_kill(tmp_path):
     # a checkpoint made from other data is refused, naming the way out
     fewer = tmp_path / "fewer.smi"
     fewer.write_text("\n".join(SERIES.read_text().splitlines()[:120]) + "\n")
-    refused = subprocess.run([sys.executable, "-m", "mara_chem.cli", "run",
-                              str(_tl_toml(tmp_path, out, epochs=5, smiles=fewer))],
-                             capture_output=True, text=True, env=env, timeout=120)
-    assert refused.returncode == 2 and "other data" in refused.stderr and "--overwrite" in refused.stderr
-    assert "Traceback" not in refused.stderr
+    capsys.readouterr()
+    assert main(["run", str(_tl_toml(tmp_path, out, epochs=5, smiles=fewer))]) == 2
+    err = capsys.readouterr().err
+    assert "other data" in err and "--overwrite" in err and "Traceback" not in err
 
 
 def test_scoring_resumes_after_a_torn_write_and_refuses_other_input(tmp_path, capsys):

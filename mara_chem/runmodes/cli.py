@@ -10,8 +10,15 @@ from pathlib import Path
 from mara_chem.rl import cli as staged_cli
 
 
+def _is_staged(path: Path) -> bool:
+    """Staged-learning files go to ``mara_chem.rl.cli`` whole (its validation and preflight checks)."""
+    from mara_chem.runmodes.config import peek_run_type
+
+    return peek_run_type(path) in (None, "staged_learning")
+
+
 def _load_or_report(path: Path):
-    """The validated config of any run mode, or None after printing why the file is invalid."""
+    """The validated config of a non-staged run mode, or None after printing why the file is invalid."""
     from mara_chem.rl.config import ConfigError
     from mara_chem.runmodes.config import load_any_config
 
@@ -23,11 +30,11 @@ def _load_or_report(path: Path):
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    if _is_staged(args.run_file):
+        return staged_cli.cmd_validate(args)
     cfg = _load_or_report(args.run_file)
     if cfg is None:
         return 2
-    if cfg.run_type == "staged_learning":
-        return staged_cli.describe_staged(args, cfg)
     if cfg.run_type == "transfer_learning":
         p = cfg.parameters
         what = f"fine-tune {p.input_model_file} on {p.smiles_file} for up to {p.num_epochs} epochs -> {p.output_model_file}"
@@ -49,11 +56,11 @@ def _n_endpoints(spec) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from mara_chem.runmodes.errors import RunModeError
 
+    if _is_staged(args.run_file):
+        return staged_cli.cmd_run(args)
     cfg = _load_or_report(args.run_file)
     if cfg is None:
         return 2
-    if cfg.run_type == "staged_learning":
-        return staged_cli.run_staged(args, cfg)
     if args.report:
         print(f"error: --report applies to staged_learning runs, not {cfg.run_type}", file=sys.stderr)
         return 2
@@ -66,7 +73,9 @@ def cmd_run(args: argparse.Namespace) -> int:
             print(f"error: --device: {exc}", file=sys.stderr)
             return 2
     if cfg.json_out_config:
-        Path(cfg.json_out_config).write_text(json.dumps(cfg.model_dump(mode="json"), indent=2))
+        out = Path(cfg.json_out_config)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(cfg.model_dump(mode="json"), indent=2) + "\n")
     try:
         return _RUNNERS[cfg.run_type](cfg, args)
     except RunModeError as exc:
@@ -111,7 +120,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("run_file", type=Path)
     run.add_argument("--overwrite", action="store_true", help="discard earlier outputs of this run file")
     run.add_argument("--device", default=None, help="override the run file's device (auto|cpu|cuda)")
-    run.add_argument("--quiet", action="store_true")
+    run.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                     help="no per-step progress lines")
     run.add_argument("--report", action="store_true",
                      help="staged learning: print metrics and write the HTML report at the end")
     run.set_defaults(func=cmd_run)

@@ -103,6 +103,15 @@ RUN_TYPES = ("staged_learning", "transfer_learning", "sampling", "scoring")
 _ADAPTER: TypeAdapter = TypeAdapter(AnyRunConfig)
 
 
+def peek_run_type(path: Path) -> str | None:
+    """The file's ``run_type`` (None when it cannot be read as TOML; the full loader then says why)."""
+    try:
+        value = tomllib.loads(Path(path).read_text(encoding="utf-8")).get("run_type")
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
 def load_any_config(source: str | Path | dict[str, Any]):
     """Parse and validate a run file of any mode; raises ConfigError with one line per problem."""
     if isinstance(source, dict):
@@ -112,7 +121,7 @@ def load_any_config(source: str | Path | dict[str, Any]):
         if not path.is_file():
             raise ConfigError(f"run file {path} does not exist")
         try:
-            data = tomllib.loads(path.read_text())
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     run_type = data.get("run_type")

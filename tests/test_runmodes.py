@@ -244,7 +244,7 @@ def test_sampling_refuses_to_overwrite_and_leaves_no_partial_file(tmp_path, caps
 @pytest.mark.parametrize(("text", "message"), [
     ('run_type = "sampling"\n[parameters]\nmodel_file = "x"\nnum_smile = 3\n', "[parameters.num_smile] unknown key"),
     ('run_type = "sampling"\n[parameters]\nmodel_file = "nope.prior"\nnum_smiles = 3\n',
-     "[parameters.model_file] prior file nope.prior does not exist"),
+     "[parameters.model_file] model file 'nope.prior' does not exist"),
     ('run_type = "transfer_learning"\n[parameters]\ninput_model_file = "a"\nsmiles_file = "b"\n'
      'output_model_file = "c"\nnum_epochs = 1\n[scheduler]\nstep = 3\n', "[scheduler.step] unknown key"),
     ('run_type = "scoring"\n[parameters]\nsmiles_file = "in.csv"\nsmiles_column = "smi"\n[scoring]\n'
@@ -260,11 +260,25 @@ def test_bad_input_is_one_line_naming_the_key(tmp_path, capsys, monkeypatch, tex
     assert message in err and "Traceback" not in err
 
 
-def test_validate_dispatches_on_run_type(capsys):
-    for name in ("tl_pyrazole_amides", "staged_from_tl", "sampling", "scoring", "demo"):
-        assert main(["validate", str(REPO / "configs" / f"{name}.toml")]) == 0
+def test_validate_dispatches_on_run_type_and_checks_the_files_a_run_opens(tmp_path, capsys, monkeypatch):
+    """The chain's files validate once the previous step's output exists (as in a fresh checkout)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "configs").symlink_to(REPO / "configs")
+    for name in ("tl_pyrazole_amides", "demo"):
+        assert main(["validate", f"configs/{name}.toml"]) == 0
+    assert "transfer_learning: fine-tune" in capsys.readouterr().out
+    for name, key in (("staged_from_tl", "agent_file"), ("sampling", "model_file"), ("scoring", "smiles_file")):
+        assert main(["validate", f"configs/{name}.toml"]) == 2
+        assert f"[parameters.{key}]" in capsys.readouterr().err
+    for made in ("runs/tl/pyrazole_amides.prior", "runs/tl_rl/agent.prior"):
+        (tmp_path / made).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / made).write_bytes(PRIOR.read_bytes())
+    (tmp_path / "runs/sampling").mkdir(parents=True)
+    (tmp_path / "runs/sampling/samples.csv").write_text("SMILES,NLL\nCCO,20.1\n")
+    for name in ("staged_from_tl", "sampling", "scoring"):
+        assert main(["validate", f"configs/{name}.toml"]) == 0
     out = capsys.readouterr().out
-    assert "transfer_learning: fine-tune" in out and "sampling: sample 1000" in out and "scoring: score" in out
+    assert "strategy mara" in out and "sampling: sample 1000" in out and "scoring: score" in out
 
 
 def test_report_shows_pose_files_of_top_hits_and_rounds_hits_csv(tmp_path):

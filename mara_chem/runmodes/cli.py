@@ -17,13 +17,22 @@ def _is_staged(path: Path) -> bool:
     return peek_run_type(path) in (None, "staged_learning")
 
 
-def _load_or_report(path: Path):
-    """The validated config of a non-staged run mode, or None after printing why the file is invalid."""
+def _load_or_report(path: Path, device: str | None = None, load_models: bool = True):
+    """The validated config of a non-staged run mode whose files and device were checked, or None after
+    printing why not."""
     from mara_chem.rl.config import ConfigError
-    from mara_chem.runmodes.config import load_any_config
+    from mara_chem.runmodes.config import check_device, load_any_config
+    from mara_chem.runmodes.preflight import check_mode
 
     try:
-        return load_any_config(path)
+        cfg = load_any_config(path)
+        if device:
+            try:
+                cfg.device = check_device(device)
+            except ValueError as exc:
+                raise ConfigError(f"--device: {exc}") from None
+        check_mode(cfg, load_models=load_models)
+        return cfg
     except ConfigError as exc:
         print(f"{path}: invalid run file:\n{exc}", file=sys.stderr)
         return None
@@ -58,20 +67,12 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if _is_staged(args.run_file):
         return staged_cli.cmd_run(args)
-    cfg = _load_or_report(args.run_file)
+    cfg = _load_or_report(args.run_file, args.device, load_models=False)  # the run loads them itself
     if cfg is None:
         return 2
     if args.report:
         print(f"error: --report applies to staged_learning runs, not {cfg.run_type}", file=sys.stderr)
         return 2
-    if args.device:
-        from mara_chem.runmodes.config import check_device
-
-        try:
-            cfg.device = check_device(args.device)
-        except ValueError as exc:
-            print(f"error: --device: {exc}", file=sys.stderr)
-            return 2
     if cfg.json_out_config:
         out = Path(cfg.json_out_config)
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -37,6 +37,7 @@ from mara_chem.models.device import DeviceError, resolve_device
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.prior_file import load_prior, weights_digest
 from mara_chem.models.tokenizer import UnknownTokenError
+from mara_chem.rl.agent_file import write_stage_agent
 from mara_chem.rl.checkpoint import (
     CHECKPOINT_NAME,
     CheckpointError,
@@ -382,7 +383,11 @@ class StagedLearning:
         self.stage_finished = True
         self.stop_reason = reason
         self._checkpoint()
-        self._say(f"stage {index + 1} finished ({reason}): {oracle.calls} oracle calls, {self.stage_step} steps")
+        agent_path = write_stage_agent(self.agent, self.config, index, step=self.global_step, stage_steps=self.stage_step,
+                                       oracle_calls=oracle.calls, stop_reason=reason,
+                                       prior_digest=self._file_digests["prior"])
+        self._say(f"stage {index + 1} finished ({reason}): {oracle.calls} oracle calls, {self.stage_step} steps; "
+                  f"agent written to {agent_path}")
         return reason
 
     def _step(self, stage: Stage, oracle: Oracle, summary: SummaryCsv) -> StepRecord:

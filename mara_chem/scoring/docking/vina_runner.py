@@ -116,10 +116,10 @@ class VinaWorker:
             return None
 
 
-def worker_main(conn: Any, settings: DockingSettings) -> None:
+def worker_main(conn: Any, settings: Any, worker_cls: type = VinaWorker) -> None:
     """Entry point of a pool process: build the worker, say 'ready', then answer (index, SMILES) requests."""
     try:
-        worker = VinaWorker(settings)
+        worker = worker_cls(settings)
     except Exception as exc:
         conn.send(("init_error", f"{type(exc).__name__}: {_first_line(str(exc))}"))
         return

@@ -13,7 +13,9 @@ stamp=".venv/.mara-chem-installed-$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
     # torch first and pinned: an open range would pull a multi-GB CUDA build.
     .venv/bin/python -c "import torch" 2>/dev/null || .venv/bin/python -m pip install -q "$TORCH_SPEC"
-    .venv/bin/python -m pip install -q -e ".[docking,test]"
+    .venv/bin/python -m pip install -q -e ".[docking,retro,test]"
+    # rxn-insight ships the retrosynthesis templates; only its data file is read, so not its heavy dependencies
+    .venv/bin/python -m pip install -q --no-deps "rxn-insight>=0.1.3"
     rm -f .venv/.mara-chem-installed-*
     touch "$stamp"
 fi

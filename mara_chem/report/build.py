@@ -12,6 +12,7 @@ from mara_chem.report import plots
 from mara_chem.report.curves import circles_curve, hits_curve, molecules_of, score_per_step
 from mara_chem.report.molecules import grid_png, hits_frame, write_hits_csv, write_hits_sdf
 from mara_chem.report.page import img_tag, page, section
+from mara_chem.report.routes import routes_section
 
 
 def _plot_section(log: OracleLog, threshold: float, budget: int, opts: MetricOptions) -> str:
@@ -36,7 +37,8 @@ def _hits_section(run_dir: Path, log: OracleLog, threshold: float, budget: int, 
     grid = grid_png(df, top)
     body = img_tag(grid, "top hits") if grid else "<p>No hits at this threshold.</p>"
     note = f"<p>{len(df)} hits exported to hits.csv and hits.sdf ({n_sdf} records); best {min(top, len(df))} shown.</p>"
-    return section(f"Top hits (score ≥ {threshold})", note + body), n_sdf
+    routes = routes_section(run_dir, df["smiles"].tolist(), top)
+    return section(f"Top hits (score ≥ {threshold})", note + body) + routes, n_sdf
 
 
 def write_report(run_dir: str | Path, threshold: float = 0.8, budget: int | None = None, top: int = 24,

@@ -64,16 +64,17 @@ def main(argv: list[str] | None = None) -> int:
         outcomes = search(mols["smiles"].tolist(), settings, args.workers)
         print(f"{variant}: {len(mols)} molecules in {time.perf_counter() - t0:.0f} s wall", flush=True)
         for mol, out in zip(mols.itertuples(), outcomes):
-            route = getattr(out, "route", None) or []
-            rows.append({"variant": variant, "group": mol.group, "name": mol.name, "solved": bool(getattr(out, "solved", False)),
-                         "steps": getattr(out, "steps", None), "wall_s": round(out.seconds, 3),
-                         "seconds": round(getattr(out, "cpu_seconds", out.seconds), 3), "reason": out.reason,
-                         "route": " | ".join(f"{s['name']}: {s['reaction_smiles']}" for s in route)})
+            if not isinstance(out, RouteOutcome):  # the executor's hard timeout or a dead worker
+                out = RouteOutcome(out.smiles, seconds=out.seconds, cpu_seconds=out.seconds, reason=out.reason)
+            rows.append({"variant": variant, "group": mol.group, "name": mol.name, "solved": out.solved,
+                         "steps": out.steps, "wall_s": round(out.seconds, 3), "seconds": round(out.cpu_seconds, 3),
+                         "reason": out.reason,
+                         "route": " | ".join(f"{s['name']}: {s['reaction_smiles']}" for s in out.route or [])})
     df = pd.DataFrame(rows)
     df.to_csv(args.out / "results.csv", index=False)
     table = summary_table(df)
     header = (f"time limit {args.time_limit:g} s, {args.max_iterations} iterations, Retro*, "
-              f"stock zinc-instock-mini (<= 30 heavy atoms); {args.workers} worker(s)\n\n")
+              f"stock zinc-instock-mini (all kekulé forms, <= 30 heavy atoms and >= 1 fewer than the target; acyl halides as their acids); {args.workers} worker(s)\n\n")
     (args.out / "results.md").write_text(header + table + "\n")
     print(table)
     return 0

@@ -47,6 +47,7 @@ class RetrosynthesisParams(ComponentParams):
     score: str = Field("solved", description="solved (0/1) | graded (fewer steps better)")
     catalog: str = Field("zinc-instock-mini", description="molbloom catalog, or 'none' for purchasable_file only")
     max_stock_heavy_atoms: int | None = Field(30, ge=1, description="molbloom hits larger than this are not stock")
+    stock_margin_heavy_atoms: int = Field(1, ge=0, description="molbloom hits need this many heavy atoms fewer than the target")
     purchasable_file: str | None = Field(None, description="purchasable SMILES, one per line (exact matches)")
     templates_file: str | None = Field(None, description="JSON-lines SMIRKS file; None: rxn-insight's bundled one")
     executor: str = Field("pool", description="serial | pool | ray")
@@ -122,7 +123,8 @@ class Retrosynthesis(ScoringComponent):
             algorithm=p.algorithm, reactions=p.reactions, time_limit_s=p.time_limit_s, max_iterations=p.max_iterations,
             max_steps=p.max_steps, max_routes=p.max_routes, stop_on_first_solution=p.stop_on_first_solution,
             results_per_expansion=p.results_per_expansion, catalog=p.catalog,
-            max_stock_heavy_atoms=p.max_stock_heavy_atoms, purchasable_smiles=purchasable,
+            max_stock_heavy_atoms=p.max_stock_heavy_atoms, stock_margin_heavy_atoms=p.stock_margin_heavy_atoms,
+            purchasable_smiles=purchasable,
             templates_path=p.templates_file,
         )
         self.fingerprint = self.settings.fingerprint()

@@ -21,7 +21,7 @@ from typing import Any
 from mara_chem.scoring.retro.templates import TemplateSet, load_templates
 
 # Bump when the model, stock or route extraction changes in a way that changes outcomes (invalidates caches).
-RETRO_VERSION = 1
+RETRO_VERSION = 2
 ALGORITHMS = ("retro_star", "mcts", "bfs")
 REACTION_SETS = ("any", "amide_only")
 
@@ -40,6 +40,7 @@ class RetroSettings:
     results_per_expansion: int = 50
     catalog: str = "zinc-instock-mini"
     max_stock_heavy_atoms: int | None = 30
+    stock_margin_heavy_atoms: int = 1
     purchasable_smiles: frozenset[str] = field(default=frozenset(), repr=False)
     templates_path: str | None = None
     cpu_per_worker: int = 1
@@ -115,7 +116,7 @@ class RetroWorker:
             target = Molecule(smiles)
         except Exception:
             return RouteOutcome(smiles, reason="invalid SMILES")
-        algorithm = self._algorithm(_NotTheTarget(self.stock, target))
+        algorithm = self._algorithm(_NotTheTarget(self.stock, target, self.settings.stock_margin_heavy_atoms))
         graph, _ = algorithm.run_from_mol(target)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         routes = [_route_steps(graph, nodes) for nodes in _solved_routes(graph, self.settings.max_routes)]
@@ -156,17 +157,43 @@ class RetroWorker:
 
 
 class _NotTheTarget:
-    """The stock with the search target removed: a target that is itself in stock still needs a reaction
-    (and a Bloom-filter false positive cannot solve it)."""
+    """The stock as one search sees it: the target is never in stock (a route needs a reaction), and a
+    filter hit must have at least ``margin`` heavy atoms fewer than the target. Without that rule a Bloom
+    false positive one trivial step from the target (a deboronation, a hydrogenation, an intramolecular
+    ring closure: same size or larger) 'solves' anything; exact entries of the user's file are exempt, and so
+    are the carboxylic acids of the target's primary amides (acid + ammonia keeps the size)."""
 
-    def __init__(self, stock: Any, target: Any):
+    def __init__(self, stock: Any, target: Any, margin: int):
         self.stock, self.target = stock, target
+        self.max_filter_atoms = target.rdkit_mol.GetNumHeavyAtoms() - margin
+        self.amide_acids = _acids_of_primary_amides(target.rdkit_mol)
 
     def is_purchasable(self, mol: Any) -> bool:
-        return mol != self.target and self.stock.is_purchasable(mol)
+        if mol == self.target:
+            return False
+        if mol.smiles in self.stock.extra_smiles:
+            return True
+        small = mol.rdkit_mol.GetNumHeavyAtoms() <= self.max_filter_atoms or mol.smiles in self.amide_acids
+        return small and self.stock.is_purchasable(mol)
 
     def fill_metadata(self, mol: Any) -> None:
         mol.metadata["is_purchasable"] = self.is_purchasable(mol)
+
+
+def _acids_of_primary_amides(mol: Any) -> set[str]:
+    """Canonical SMILES of ``mol`` with one of its primary amides C(=O)NH2 turned into C(=O)OH."""
+    from rdkit import Chem
+    from rdkit.Chem import AllChem
+
+    rxn = AllChem.ReactionFromSmarts("[C:1](=[O:2])[NH2]>>[C:1](=[O:2])[OH]")
+    acids = set()
+    for (product,) in rxn.RunReactants((mol,)):
+        try:
+            Chem.SanitizeMol(product)
+            acids.add(Chem.MolToSmiles(product))
+        except Exception:
+            continue
+    return acids
 
 
 def _solved_routes(graph: Any, max_routes: int) -> list:

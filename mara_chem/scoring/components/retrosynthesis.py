@@ -15,6 +15,7 @@ report`` shows the routes of the hits. Workers run on the docking executors (``p
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import time
@@ -27,8 +28,15 @@ from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
 from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors
 from mara_chem.scoring.retro.cache import RouteCache
-from mara_chem.scoring.retro.search import ALGORITHMS, REACTION_SETS, RetroSettings, RetroWorker, RouteOutcome
-from mara_chem.scoring.retro.stock import CATALOGS, canonical_smiles_list
+from mara_chem.scoring.retro.search import (
+    ALGORITHMS,
+    CATALOGS,
+    REACTION_SETS,
+    RetroSettings,
+    RetroWorker,
+    RouteOutcome,
+    canonical_smiles_list,
+)
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +125,10 @@ class Retrosynthesis(ScoringComponent):
 
     def __init__(self, params: RetrosynthesisParams | dict | None = None):
         super().__init__(params)
+        missing = [m for m in ("syntheseus", "rdchiral", "molbloom") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise ValueError(f"retrosynthesis needs {', '.join(missing)}: pip install 'mara-chem[retro]' "
+                             "and pip install --no-deps rxn-insight")
         p = self.params
         purchasable = canonical_smiles_list(Path(p.purchasable_file).read_text().splitlines()) if p.purchasable_file else frozenset()
         self.settings = RetroSettings(

@@ -18,12 +18,33 @@ from dataclasses import asdict, dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from collections.abc import Iterable
+
+from rdkit import Chem
+
 from mara_chem.scoring.retro.templates import TemplateSet, load_templates
 
 # Bump when the model, stock or route extraction changes in a way that changes outcomes (invalidates caches).
 RETRO_VERSION = 2
 ALGORITHMS = ("retro_star", "mcts", "bfs")
 REACTION_SETS = ("any", "amide_only")
+CATALOGS = ("zinc-instock-mini", "zinc-instock", "zinc20", "none")
+#: commodity amines sold as solutions or salts, which molbloom's filter and common-reagent list lack
+REAGENTS = frozenset({"NO", "CN", "CNC", "CCN"})
+
+
+def canonical_smiles_list(lines: Iterable[str]) -> frozenset[str]:
+    """Canonical SMILES of the first column of each non-empty, non-comment line (unparsable lines dropped)."""
+    out = set()
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        mol = Chem.MolFromSmiles(line.split()[0])
+        if mol is not None:
+            out.add(Chem.MolToSmiles(mol))
+    return frozenset(out)
+
 
 
 @dataclass(frozen=True)

@@ -18,29 +18,12 @@ dimethylamine and ethylamine count as in stock with any catalog (``REAGENTS``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from rdkit import Chem
 from rdkit.Chem import AllChem
 from syntheseus.interface.molecule import Molecule
 from syntheseus.search.mol_inventory import BaseMolInventory
 
-CATALOGS = ("zinc-instock-mini", "zinc-instock", "zinc20", "none")
-#: commodity amines sold as solutions or salts, which molbloom's filter and common-reagent list lack
-REAGENTS = frozenset({"NO", "CN", "CNC", "CCN"})
-
-
-def canonical_smiles_list(lines: Iterable[str]) -> frozenset[str]:
-    """Canonical SMILES of the first column of each non-empty, non-comment line (unparsable lines dropped)."""
-    out = set()
-    for line in lines:
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        mol = Chem.MolFromSmiles(line.split()[0])
-        if mol is not None:
-            out.add(Chem.MolToSmiles(mol))
-    return frozenset(out)
+from mara_chem.scoring.retro.search import CATALOGS, REAGENTS
 
 
 class BloomStock(BaseMolInventory):

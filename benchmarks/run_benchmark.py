@@ -7,7 +7,7 @@ Each run gets its own folder ``<runs>/<task>/<strategy>/seed<k>`` (default ``run
 staged-learning outputs (oracle log, summary CSV, run.json, checkpoint) and ``benchmark_run.json`` once it has
 finished; a finished run is skipped when the command is repeated, an interrupted one resumes from its
 checkpoint. Afterwards (or with ``--summarize-only``) every metric is recomputed from the oracle logs
-(DESIGN.md §6) and written to ``--out``: ``results.md``, ``results.csv`` (mean ± std over seeds and the Welch
+(docs/metrics.md) and written to ``--out``: ``results.md``, ``results.csv`` (mean ± std over seeds and the Welch
 t-test p-value against DAP), ``runs.csv`` (one row per run), ``results.json`` and the PNG figures.
 ``--prior-hit-rates N`` samples N SMILES from the prior and reports each task's hit rate before any learning.
 
@@ -640,7 +640,7 @@ def results_markdown(info: dict[str, Any], tasks: Sequence[Task], strategies: Se
                  f"OB{ob_n}: oracle calls to the {ob_n}-th unique hit, averaged over the seeds that reached it "
                  "(count shown when not all did). Hit scaffolds: distinct Bemis-Murcko scaffolds among hits. "
                  "IntDiv1 and #Circles (t = 0.75) on ECFP4 (Morgan r = 2, 2048 bits). AUC top-10: PMO "
-                 "convention over the budget. Metrics are recomputed from each run's oracle log (DESIGN.md §6).")
+                 "convention over the budget. Metrics are recomputed from each run's oracle log (docs/metrics.md).")
     lines.append("")
     lines.append("## Headline: strict threshold\n")
     lines.append("Δ: difference of the seed means to DAP's, * where the Welch t-test gives p < 0.05. Aim met: the "

@@ -122,6 +122,8 @@ class Retrosynthesis(ScoringComponent):
     required_by_default = True  # an expensive oracle: failing it must not let QED alone carry the score
     Params = RetrosynthesisParams
     params: RetrosynthesisParams
+    # the contract suite's example: amide couplings only, in this process (fast and machine-independent)
+    example_params = {"executor": "serial", "reactions": "amide_only", "time_limit_s": 60}
 
     def __init__(self, params: RetrosynthesisParams | dict | None = None):
         super().__init__(params)

@@ -75,6 +75,16 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
+def _first_occurrences(items: list[str]) -> np.ndarray:
+    """True at the first occurrence of each item (identical strings = identical token sequences)."""
+    seen: set[str] = set()
+    out = np.zeros(len(items), dtype=bool)
+    for i, item in enumerate(items):
+        out[i] = item not in seen
+        seen.add(item)
+    return out
+
+
 def _endpoint_union(stages: list[Stage]) -> list[str]:
     names: list[str] = []
     for stage in stages:
@@ -261,7 +271,9 @@ class StagedLearning:
         filtered = self.filter.apply([c if c in scored else None for c in canon], scores, self.global_step) if self.filter else scores
         if self._zero_duplicates():
             filtered = np.where(np.array(states) == SMILES_DUPLICATE, 0.0, filtered)
-        loss, columns = self._update(sampled.tokens, canon, filtered, keep, oracle)
+        # unique_sequences (REINVENT): a token sequence sampled twice enters the update once
+        in_update = keep & _first_occurrences(sampled.smiles) if p.unique_sequences else keep
+        loss, columns = self._update(sampled.tokens, canon, filtered, in_update, oracle)
         if self.memory is not None:
             self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
         self.stage_step += 1

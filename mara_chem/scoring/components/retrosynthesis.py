@@ -122,6 +122,7 @@ class Retrosynthesis(ScoringComponent):
     required_by_default = True  # an expensive oracle: failing it must not let QED alone carry the score
     Params = RetrosynthesisParams
     params: RetrosynthesisParams
+    raw_range = (0.0, 1.0)  # solved (1) or not (0), or the graded score: usable without a transform
     # the contract suite's example: amide couplings only, in this process (fast and machine-independent)
     example_params = {"executor": "serial", "reactions": "amide_only", "time_limit_s": 60}
 

@@ -101,6 +101,31 @@ def cmd_prior_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prior_convert(args: argparse.Namespace) -> int:
+    """REINVENT 4 ``Reinvent`` model file <-> mara-chem prior file (direction from the input unless --to)."""
+    from mara_chem.models.prior_file import PriorFileError, load_prior, save_prior
+    from mara_chem.models.reinvent_prior import (ReinventPriorError, is_reinvent_payload, load_model_file,
+                                                 save_reinvent_prior)
+
+    try:
+        source_is_reinvent = is_reinvent_payload(load_model_file(args.prior))
+    except Exception as exc:  # torch raises many types for unreadable files
+        print(f"error: {args.prior} is not a readable model file: {exc}", file=sys.stderr)
+        return 2
+    target = args.to or ("mara-chem" if source_is_reinvent else "reinvent")
+    try:
+        model = load_prior(args.prior)
+        if target == "reinvent":
+            save_reinvent_prior(model, args.out, data_source=f"mara-chem prior {args.prior.name}")
+        else:
+            save_prior(model, args.out)
+    except (PriorFileError, ReinventPriorError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out} ({target} format, from a {'REINVENT' if source_is_reinvent else 'mara-chem'} prior)")
+    return 0
+
+
 def _add_run_commands(sub: argparse._SubParsersAction) -> None:
     """run / validate / metrics / report are registered by their own modules when present."""
     from mara_chem import cli_commands
@@ -206,6 +231,13 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("prior", type=Path)
     info.add_argument("--json", action="store_true", help="the whole metadata as JSON")
     info.set_defaults(func=cmd_prior_info)
+
+    convert = prior.add_parser("convert", help="REINVENT 4 prior <-> mara-chem prior (same log-likelihoods)")
+    convert.add_argument("prior", type=Path)
+    convert.add_argument("--out", type=Path, required=True)
+    convert.add_argument("--to", choices=["reinvent", "mara-chem"], default=None,
+                         help="target format (default: the other one)")
+    convert.set_defaults(func=cmd_prior_convert)
 
     try:
         _add_run_commands(sub)

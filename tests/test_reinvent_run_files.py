@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from mara_chem.cli import main
+from mara_chem.models.prior_file import read_metadata
 from mara_chem.rl.config import load_run_config
 
 DATA = Path(__file__).parent / "data" / "reinvent4.8"
@@ -75,8 +76,10 @@ def test_reinvent_stage_scoring_equals_reinvent_formula(tmp_path: Path) -> None:
     scorer.close()
 
 
-def test_reinvent_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_reinvent_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                               monkeypatch: pytest.MonkeyPatch) -> None:
     path = _adapt(tmp_path, max_steps=2)
+    monkeypatch.chdir(tmp_path)  # chkpt_file = "test1.chkpt" is relative, as in REINVENT
     assert main(["run", str(path), "-q"]) == 0, capsys.readouterr().err
     run = tmp_path / "run"
     with (run / "oracle_log.csv").open() as handle:
@@ -85,11 +88,15 @@ def test_reinvent_example_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert (run / "staged_learning_1.csv").exists() and (run / "staged_learning_2.csv").exists()
     written = json.loads((run / "_staged_learning.json").read_text())  # json_out_config is honoured
     assert written["parameters"]["batch_size"] == 64 and written["stage"][0]["chkpt_file"] == "test1.chkpt"
+    for n in (1, 2):  # each stage's agent, where REINVENT writes it
+        assert read_metadata(tmp_path / f"test{n}.chkpt")["rl_agent"]["stage"] == n
 
 
 @pytest.mark.slow
-def test_reinvent_example_runs_unshortened(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_reinvent_example_runs_unshortened(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """The example exactly as REINVENT ships it (100 steps per stage, batch 64), only paths changed."""
+    monkeypatch.chdir(tmp_path)  # the agents go to the relative chkpt_file paths
     assert main(["run", str(_adapt(tmp_path)), "-q"]) == 0, capsys.readouterr().err
     assert (tmp_path / "run" / "staged_learning_2.csv").exists()
 

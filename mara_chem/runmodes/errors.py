@@ -7,9 +7,9 @@ class RunModeError(RuntimeError):
 
 def resolve_device_or_error(name: str):
     """The torch device for ``device``; an unusable one (CUDA asked for, none present) is a RunModeError."""
-    from mara_chem.rl.loop import resolve_device
+    from mara_chem.models.device import DeviceError, resolve_device
 
     try:
         return resolve_device(name)
-    except RuntimeError as exc:
+    except DeviceError as exc:
         raise RunModeError(f"[device] {exc}") from None

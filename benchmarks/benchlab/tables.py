@@ -4,6 +4,7 @@ metric per task, hits per region, diagnostics, runs and figures."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -64,52 +65,62 @@ def headline_table(summary: list[dict[str, Any]], tasks: Sequence[Task], labels:
     return "\n".join(lines) + "\n"
 
 
+OVERALL_KEYS = ("yield@strict", "n_circles@strict", "intdiv1@strict", "auc_top10")
+
+
+def _per_seed_means(rows: list[dict[str, Any]], variant: str, task_names: Sequence[str]) -> dict[str, list[float]]:
+    """Per seed run on every task, the mean over the tasks of each overall metric."""
+    out: dict[str, list[float]] = {k: [] for k in OVERALL_KEYS}
+    for seed in sorted({r["seed"] for r in rows if r["strategy"] == variant}):
+        runs = [r for r in rows if r["strategy"] == variant and r["seed"] == seed]
+        if sorted(r["task"] for r in runs) != sorted(task_names):
+            continue
+        for k in OVERALL_KEYS:
+            out[k].append(float(np.mean([math.nan if r[k] is None else r[k] for r in runs])))
+    return out
+
+
 def overall_table(rows: list[dict[str, Any]], tasks: Sequence[Task], variants: Sequence[Variant]) -> str:
     """Per variant, the per-seed mean over the tasks (only seeds run on every task), its ratio to DAP's and the
     Welch p over seeds, and whether the aim holds on the means."""
-    task_names = [t.name for t in tasks]
-    keys = ("yield@strict", "n_circles@strict", "intdiv1@strict", "auc_top10")
-
-    def per_seed(variant: str) -> dict[str, list[float]]:
-        seeds = sorted({r["seed"] for r in rows if r["strategy"] == variant})
-        out: dict[str, list[float]] = {k: [] for k in keys}
-        for seed in seeds:
-            runs = [r for r in rows if r["strategy"] == variant and r["seed"] == seed]
-            if sorted(r["task"] for r in runs) != sorted(task_names):
-                continue
-            for k in keys:
-                out[k].append(float(np.mean([math.nan if r[k] is None else r[k] for r in runs])))
-        return out
-
-    base = per_seed(BASELINE)
+    names = [t.name for t in tasks]
+    base = _per_seed_means(rows, BASELINE, names)
     if not base["yield@strict"]:
         return "DAP has no seed run on every task yet: no overall comparison.\n"
-    lines = ["| variant | seeds | Yield (× DAP, p) | #Circles (× DAP, p) | IntDiv1 (Δ DAP, p) | AUC top-10 (× DAP, p) | aim met |",
-             "|---|---|---|---|---|---|---|"]
-    for v in variants:
-        vals = per_seed(v.name)
-        if not vals["yield@strict"]:
-            continue
-        cells = []
-        for k in keys:
-            a, b = np.nanmean(vals[k]), np.nanmean(base[k])
-            if v.name == BASELINE:
-                cells.append(f"{a:.3f}" if k.startswith(("intdiv", "auc")) else f"{a:.1f}")
-                continue
-            p = welch_p(vals[k], base[k])
-            ptext = f", p={p:.2g}" if math.isfinite(p) else ""
-            if k.startswith("intdiv"):
-                cells.append(f"{a:.3f} ({a - b:+.3f}{ptext})")
-            else:
-                cells.append(f"{a:.3f} ({a / b:.2f}×{ptext})" if k == "auc_top10" else f"{a:.1f} ({a / b:.2f}×{ptext})")
-        if v.name == BASELINE:
-            verdict = "(reference)"
-        else:
-            y, c = (np.nanmean(vals[k]) / np.nanmean(base[k]) for k in keys[:2])
-            d = np.nanmean(vals["intdiv1@strict"]) - np.nanmean(base["intdiv1@strict"])
-            verdict = "yes" if y >= AIM_YIELD and c >= AIM_CIRCLES and d >= 0 else "no"
-        lines.append(f"| {v.label} | {len(vals['yield@strict'])} | " + " | ".join(cells) + f" | {verdict} |")
+    lines = ["| variant | seeds | Yield (× DAP, p) | #Circles (× DAP, p) | IntDiv1 (Δ DAP, p) | AUC top-10 (× DAP, p) "
+             "| aim met |", "|---|---|---|---|---|---|---|"]
+    with warnings.catch_warnings():  # NaN metrics (no hits) are shown as n/a
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for v in variants:
+            vals = _per_seed_means(rows, v.name, names)
+            if vals["yield@strict"]:
+                lines.append(f"| {v.label} | {len(vals['yield@strict'])} | {_overall_cells(v.name, vals, base)} |")
     return "\n".join(lines) + "\n"
+
+
+def _num_text(value: float, digits: int) -> str:
+    return f"{value:.{digits}f}" if math.isfinite(value) else "n/a"
+
+
+def _overall_cells(name: str, vals: dict[str, list[float]], base: dict[str, list[float]]) -> str:
+    mean = {k: float(np.nanmean(vals[k])) for k in OVERALL_KEYS}
+    ref = {k: float(np.nanmean(base[k])) for k in OVERALL_KEYS}
+    digits = {"yield@strict": 1, "n_circles@strict": 1, "intdiv1@strict": 3, "auc_top10": 3}
+    if name == BASELINE:
+        return " | ".join(_num_text(mean[k], digits[k]) for k in OVERALL_KEYS) + " | (reference)"
+    cells = []
+    for k in OVERALL_KEYS:
+        p = welch_p(vals[k], base[k])
+        extra = [f"p={p:.2g}"] if math.isfinite(p) else []
+        if k == "intdiv1@strict" and math.isfinite(mean[k] - ref[k]):
+            extra.insert(0, f"{mean[k] - ref[k]:+.3f}")
+        elif k != "intdiv1@strict" and ref[k] > 0 and math.isfinite(mean[k]):
+            extra.insert(0, f"{mean[k] / ref[k]:.2f}×")
+        cells.append(_num_text(mean[k], digits[k]) + (f" ({', '.join(extra)})" if extra else ""))
+    aim = (mean["yield@strict"] >= AIM_YIELD * ref["yield@strict"] > 0
+           and mean["n_circles@strict"] >= AIM_CIRCLES * ref["n_circles@strict"]
+           and mean["intdiv1@strict"] >= ref["intdiv1@strict"])
+    return " | ".join(cells) + (" | yes" if aim else " | no")
 
 
 def markdown_tables(summary: list[dict[str, Any]], tasks: Sequence[Task], ob_n: int, labels: dict[str, str]) -> str:

@@ -28,6 +28,7 @@ from mara_chem.rl.checkpoint import CHECKPOINT_NAME, load_checkpoint, rng_state,
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
 from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, scores_array
+from mara_chem.rl.outcomes import OutcomeTracker
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.strategies import StrategyBatch, build_strategy
 from mara_chem.rl.summary import SMILES_DUPLICATE, SMILES_INVALID, SMILES_VALID, HitTracker, SummaryCsv
@@ -109,6 +110,7 @@ class StagedLearning:
             raise RunDirError("agent and prior have different vocabularies")
         self.strategy_params = dict(config.learning_strategy)
         self.strategy = build_strategy(**self.strategy_params)
+        self.outcomes = OutcomeTracker.from_params(self.strategy.params)
         self.optimizer = self._build_optimizer()
         self.endpoints = _endpoint_union(config.stage)
         self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
@@ -166,6 +168,8 @@ class StagedLearning:
         if self.memory is not None and state.get("memory"):
             self.memory.load_state_dict(state["memory"])
         self.hits = state["hits"]
+        if state.get("outcomes"):
+            self.outcomes.load_state_dict(state["outcomes"])
         self.history = state["history"]
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
@@ -181,7 +185,7 @@ class StagedLearning:
             "global_step": self.global_step, "stage_index": self.stage_index, "stage_step": self.stage_step,
             "filter": self.filter.state_dict() if self.filter else None,
             "memory": self.memory.state_dict() if self.memory else None,
-            "hits": self.hits, "history": self.history,
+            "hits": self.hits, "history": self.history, "outcomes": self.outcomes.state_dict(),
             "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._file_digests,
         })
 
@@ -302,7 +306,7 @@ class StagedLearning:
         with torch.no_grad():
             prior_logp = self.prior.sequence_log_likelihood(tokens)
         scores = torch.as_tensor(filtered[keep], dtype=torch.float32, device=self.device)
-        ids = _outcome_ids(kept_canon)
+        ids, p_hat = self.outcomes.step(kept_canon, [s for s, _ in self.memory.entries] if self.memory else [])
         is_replay = torch.zeros(len(kept_canon), dtype=torch.bool)
         if replay_scores:
             agent_logp = torch.cat([agent_logp, self.agent.sequence_log_likelihood(replay_tokens)])
@@ -311,10 +315,11 @@ class StagedLearning:
             scores = torch.cat([scores, torch.as_tensor(replay_scores, dtype=torch.float32, device=self.device)])
             ids = torch.cat([ids, torch.arange(len(replay_scores)) + int(ids.max().item() if len(ids) else 0) + 1])
             is_replay = torch.cat([is_replay, torch.ones(len(replay_scores), dtype=torch.bool)])
+            p_hat = None if p_hat is None else torch.cat([p_hat, torch.ones(len(replay_scores))])
         batch = StrategyBatch(
             agent_logp=agent_logp, prior_logp=prior_logp, scores=scores, outcome_ids=ids.to(self.device),
             is_replay=is_replay.to(self.device), prior_sample_agent_logp=self._prior_sample_logp(len(kept_canon)),
-            **self._anchor_pool(),
+            outcome_freq=None if p_hat is None else p_hat.to(self.device), **self._anchor_pool(),
         )
         out = self.strategy(batch)
         self.optimizer.zero_grad(set_to_none=True)
@@ -410,18 +415,6 @@ def _mean_scored(totals: np.ndarray, canon: list[str | None], scored: dict) -> f
     """Mean total score over this step's scored valid samples (failed scores count as 0, unscored are left out)."""
     mask = np.array([c is not None and c in scored for c in canon])
     return float(np.nan_to_num(totals[mask], nan=0.0).mean()) if mask.any() else 0.0
-
-
-def _outcome_ids(canon: list[str | None]) -> torch.Tensor:
-    """Same id for the same canonical molecule; each invalid sample gets its own id."""
-    table: dict[str, int] = {}
-    ids = []
-    for i, c in enumerate(canon):
-        if c is None:
-            ids.append(len(canon) + i)
-        else:
-            ids.append(table.setdefault(c, len(table)))
-    return torch.as_tensor(ids, dtype=torch.long)
 
 
 def _fmt(value: float) -> str:

@@ -303,15 +303,13 @@ class StagedLearning:
         replay_tokens, kept_replay = self._encode([s for s, _ in replay])
         replay_scores = [replay[i][1] for i in kept_replay]
         agent_logp = self.agent.sequence_log_likelihood(tokens)
-        with torch.no_grad():
-            prior_logp = self.prior.sequence_log_likelihood(tokens)
+        with torch.no_grad():  # batch and replay rows in one prior pass (row values are the same as two passes)
+            prior_logp = self.prior.sequence_log_likelihood(_stack_padded(tokens, replay_tokens, self.prior.vocabulary.pad_idx))
         scores = torch.as_tensor(filtered[keep], dtype=torch.float32, device=self.device)
         ids, p_hat = self.outcomes.step(kept_canon, [s for s, _ in self.memory.entries] if self.memory else [])
         is_replay = torch.zeros(len(kept_canon), dtype=torch.bool)
         if replay_scores:
             agent_logp = torch.cat([agent_logp, self.agent.sequence_log_likelihood(replay_tokens)])
-            with torch.no_grad():
-                prior_logp = torch.cat([prior_logp, self.prior.sequence_log_likelihood(replay_tokens)])
             scores = torch.cat([scores, torch.as_tensor(replay_scores, dtype=torch.float32, device=self.device)])
             ids = torch.cat([ids, torch.arange(len(replay_scores)) + int(ids.max().item() if len(ids) else 0) + 1])
             is_replay = torch.cat([is_replay, torch.ones(len(replay_scores), dtype=torch.bool)])
@@ -415,6 +413,14 @@ def _mean_scored(totals: np.ndarray, canon: list[str | None], scored: dict) -> f
     """Mean total score over this step's scored valid samples (failed scores count as 0, unscored are left out)."""
     mask = np.array([c is not None and c in scored for c in canon])
     return float(np.nan_to_num(totals[mask], nan=0.0).mean()) if mask.any() else 0.0
+
+
+def _stack_padded(tokens: torch.Tensor, more: torch.Tensor | None, pad: int) -> torch.Tensor:
+    """Rows of ``tokens`` then ``more`` (if any), right-padded to the longer width."""
+    if more is None:
+        return tokens
+    width = max(tokens.shape[1], more.shape[1])
+    return torch.cat([torch.nn.functional.pad(t, (0, width - t.shape[1]), value=pad) for t in (tokens, more)])
 
 
 def _fmt(value: float) -> str:

@@ -63,13 +63,13 @@ def main() -> int:
     variant = load_variants()[args.variant]
     prior = str(REPO / "priors" / "moses-gru-2x256.prior")
     with tempfile.TemporaryDirectory() as tmp:
-        base_tree = Path(tmp) / "baseline"
+        base_tree = Path(tmp) / "baseline_tree"
         base_tree.mkdir()
         archive = subprocess.run(["git", "archive", args.baseline], cwd=REPO, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(base_tree)], input=archive, check=True)
         results = {}
         for name, tree in (("baseline " + args.baseline, base_tree), ("current", REPO)):
-            workdir = Path(tmp) / name.split()[0]
+            workdir = Path(tmp) / f"run_{name.split()[0]}"
             workdir.mkdir()
             config = run_config(Job(task, variant, args.seed, args.budget, prior, workdir))
             results[name] = run_tree(tree, config, workdir)

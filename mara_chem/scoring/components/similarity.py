@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 from rdkit import Chem, DataStructs
 
-from mara_chem.chem.fingerprints import morgan_fingerprint
+from mara_chem.chem.fingerprints import morgan_fingerprint, morgan_fingerprint_of_mol
 from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, ScoringComponent
 
@@ -45,6 +45,6 @@ class TanimotoSimilarity(ScoringComponent):
 
     def score_mol(self, mol: Chem.Mol) -> float:
         p = self.params
-        fp = morgan_fingerprint(Chem.MolToSmiles(mol), p.radius, p.n_bits)
+        fp = morgan_fingerprint_of_mol(mol, p.radius, p.n_bits)
         sims = DataStructs.BulkTanimotoSimilarity(fp, self.references)
         return max(sims) if p.aggregate == "max" else sum(sims) / len(sims)

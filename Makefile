@@ -1,11 +1,14 @@
 # The two commands of the README: `make demo` (the main job) and `make test` (the test suite).
-# Both create/reuse .venv first and are safe to run twice.
-.PHONY: venv demo test test-all
+# Both create/reuse .venv first and are safe to run twice; `make demo` installs only the package itself.
+.PHONY: venv venv-demo demo test test-all
 
 venv:
-	@bash scripts/setup_venv.sh
+	@bash scripts/setup_venv.sh test
 
-demo: venv
+venv-demo:
+	@bash scripts/setup_venv.sh demo
+
+demo: venv-demo
 	.venv/bin/mara-chem run configs/demo.toml --overwrite --report
 
 test: venv

@@ -31,6 +31,7 @@ CLPP_BOX = ((-29.497, 72.553, 15.125), (20.0, 20.0, 20.0))
 def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", help="dockstring target name (default: ClpP 7UVU from ../shared, else DRD2)")
+    ap.add_argument("--receptor", type=Path, help="a ClpP 7UVU PDBQT elsewhere (docked in the SYNTH box)")
     ap.add_argument("--ligands", type=int, default=12)
     ap.add_argument("--workers", default=None, help="comma list, default 1,2,4,.. up to the cores")
     ap.add_argument("--exhaustiveness", type=int, default=1)
@@ -39,7 +40,9 @@ def parse_args() -> argparse.Namespace:
     return ap.parse_args()
 
 
-def pick_target(name: str | None) -> DockingTarget:
+def pick_target(name: str | None, receptor: Path | None = None) -> DockingTarget:
+    if receptor is not None:
+        return resolve_target(None, receptor, *CLPP_BOX)
     if name is None and CLPP.is_file():
         return resolve_target(None, CLPP, *CLPP_BOX)
     return resolve_target(name or "DRD2", None)
@@ -83,7 +86,7 @@ def run_executor(name: str, settings: DockingSettings, smiles: list[str], worker
 
 def main() -> None:
     args = parse_args()
-    target = pick_target(args.target)
+    target = pick_target(args.target, args.receptor)
     settings = DockingSettings(
         target.name, target.receptor.read_text(), target.center, target.size, exhaustiveness=args.exhaustiveness
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-_MODULES = ("mara_chem.rl.cli", "mara_chem.metrics.cli", "mara_chem.report.cli")
+_MODULES = ("mara_chem.rl.cli", "mara_chem.metrics.cli", "mara_chem.report.cli", "mara_chem.plugins")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -31,17 +31,17 @@ if [ -d .whl ] && ls .whl/*.whl >/dev/null 2>&1; then
 fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 mkdir -p "$OUT" /tmp/full_prior
-python3 - <<'EOF'
+${PY:-python3} - <<'EOF'
 import torch, rdkit
 print("torch", torch.__version__, "cuda", torch.cuda.is_available(),
       torch.cuda.get_device_name(0) if torch.cuda.is_available() else "-", "rdkit", rdkit.__version__)
 EOF
 
-python3 -m mara_chem.cli -v prior train --smiles data/moses_train.csv.gz --out "/tmp/full_prior/$NAME.prior" \
+${PY:-python3} -m mara_chem.cli -v prior train --smiles data/moses_train.csv.gz --out "/tmp/full_prior/$NAME.prior" \
     --cell lstm --layers "$LAYERS" --hidden "$HIDDEN" --embedding "$EMBEDDING" --batch-size "$BATCH" --lr "$LR" \
     --epochs "$EPOCHS" --patience 3 --max-hours "$MAX_HOURS" --device "$DEVICE" --seed 0 --half-precision \
     ${LIMIT:+--limit "$LIMIT"} 2>&1 | tr '\r' '\n' | tee "$OUT/train_$NAME.log"
 cp "/tmp/full_prior/$NAME.prior" "$OUT/"
-python3 -m mara_chem.cli prior info "$OUT/$NAME.prior" | tee "$OUT/info_$NAME.txt"
-python3 -m mara_chem.cli prior sample "$OUT/$NAME.prior" -n "$N_SAMPLES" --seed 0 --device "$DEVICE" \
+${PY:-python3} -m mara_chem.cli prior info "$OUT/$NAME.prior" | tee "$OUT/info_$NAME.txt"
+${PY:-python3} -m mara_chem.cli prior sample "$OUT/$NAME.prior" -n "$N_SAMPLES" --seed 0 --device "$DEVICE" \
     --training-set data/moses_train.csv.gz | tee "$OUT/sample_$NAME.txt"

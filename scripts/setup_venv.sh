@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
 # Creates (or reuses) .venv in the repo root and installs mara-chem with a CPU PyTorch.
-# Safe to run twice: a stamp keyed on pyproject.toml skips the install when nothing changed.
+#   scripts/setup_venv.sh demo   the package alone: what `make demo` needs (run, metrics, report)
+#   scripts/setup_venv.sh test   plus the extras the test suite exercises: docking, ray, tensorboard, test
+# Safe to run twice: a stamp keyed on the mode and pyproject.toml skips the install when nothing changed.
 # A GPU host that already has torch in .venv keeps it. TORCH_SPEC overrides the torch requirement.
+# The GPL protonation tools (extra "gpl-protonation") are never installed here; see README "Licences".
 set -euo pipefail
 cd "$(dirname "$0")/.."
+MODE="${1:-test}"
+case "$MODE" in
+    demo) SPEC="." ;;
+    test) SPEC=".[docking,ray,tensorboard,test]" ;;
+    *) echo "usage: $0 [demo|test]" >&2; exit 2 ;;
+esac
 PYTHON="${PYTHON:-python3}"
 TORCH_SPEC="${TORCH_SPEC:-torch==2.13.0}"
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
-stamp=".venv/.mara-chem-installed-$(sha256sum pyproject.toml | cut -c1-16)"
+stamp=".venv/.mara-chem-installed-$MODE-$(sha256sum pyproject.toml | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
     # torch first and pinned: an open range would pull a multi-GB CUDA build.
     .venv/bin/python -c "import torch" 2>/dev/null || .venv/bin/python -m pip install -q "$TORCH_SPEC"
-    .venv/bin/python -m pip install -q -e ".[docking,test]"
-    rm -f .venv/.mara-chem-installed-*
+    .venv/bin/python -m pip install -q -e "$SPEC"
+    rm -f ".venv/.mara-chem-installed-$MODE-"*
     touch "$stamp"
 fi
 # guacamol (the Guacamol scoring component, PMO objectives): --no-deps, because its pinned FCD==1.1 pulls

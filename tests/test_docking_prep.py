@@ -7,7 +7,7 @@ from pydantic import ValidationError
 from rdkit import Chem
 
 pytest.importorskip("meeko")
-pytest.importorskip("molscrub")  # the default protonation tool
+pytest.importorskip("dimorphite_dl")  # the default protonation tool
 pytest.importorskip("dockstring")
 
 from mara_chem.scoring.components.docking import VinaDocking, VinaDockingParams  # noqa: E402
@@ -69,7 +69,7 @@ def test_params_errors_name_the_problem(params, message):
 def test_params_defaults():
     p = VinaDockingParams(target="DRD2")
     assert (p.exhaustiveness, p.n_poses, p.seed, p.timeout_s, p.ph) == (8, 1, 1, 120.0, 7.4)
-    assert (p.protonation, p.executor, p.n_workers, p.cache_path, p.pose_sdf) == ("molscrub", "pool", None, None, None)
+    assert (p.protonation, p.executor, p.n_workers, p.cache_path, p.pose_sdf) == ("dimorphite", "pool", None, None, None)
 
 
 def test_component_builds_without_starting_workers():
@@ -87,9 +87,25 @@ def test_protonation_tools_charge_amines_and_acids(tool):
 
 
 def test_molscrub_keeps_phenols_neutral():
-    """Why molscrub is the default: a phenol (pKa ~10) stays neutral at 7.4 (dimorphite would ionise it)."""
+    """Why molscrub is offered: paracetamol's phenol (pKa ~9.5) stays neutral at 7.4 (dimorphite ionises it)."""
+    pytest.importorskip("molscrub")
     mol = protonate(Chem.MolFromSmiles("CC(=O)Nc1ccc(O)cc1"), 7.4, "molscrub")
     assert Chem.MolToSmiles(mol) == "CC(=O)Nc1ccc(O)cc1"
+
+
+def test_dimorphite_default_caveat_is_as_documented():
+    """The protonation module's docstring: plain and alkyl phenols stay neutral, substituted ones ionise."""
+    assert Chem.MolToSmiles(protonate(Chem.MolFromSmiles("Cc1ccc(O)cc1"), 7.4)) == "Cc1ccc(O)cc1"
+    assert Chem.MolToSmiles(protonate(Chem.MolFromSmiles("CC(=O)Nc1ccc(O)cc1"), 7.4)) == "CC(=O)Nc1ccc([O-])cc1"
+
+
+def test_missing_gpl_tool_names_the_extra(monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "molscrub" else real(name, *a))
+    with pytest.raises(ValidationError, match=r"needs the 'molscrub' package: pip install \"mara-chem\[gpl-protonation\]\""):
+        VinaDockingParams(target="DRD2", protonation="molscrub")
 
 
 def test_prepare_ligand_is_deterministic_and_typed():

@@ -161,7 +161,7 @@ def test_qsar_component_with_trained_model(tmp_path, moses_sample):
     model = LogisticRegression(max_iter=500).fit(x, y)
     path = tmp_path / "m.joblib"
     joblib.dump(model, path)
-    comp = build_component("qsar", {"model_file": str(path)})
+    comp = build_component("qsar", {"model_file": str(path), "trusted": True})
     res = comp(smiles[:20] + ["bad"])
     expected = model.predict_proba(x[:20])[:, 1]
     assert np.allclose(res.values[:20], expected) and math.isnan(res.values[20])
@@ -174,11 +174,8 @@ def test_component_params_base_forbids_extra():
 
 
 def test_shipped_qsar_example_model_separates_alerts():
-    """The example joblib model (scripts/train_qsar_example.py) flags Brenk alerts through the qsar component."""
-    from pathlib import Path
-
-    model = Path(__file__).resolve().parents[1] / "scoring" / "models" / "brenk_alert_logreg.joblib"
-    comp = build_component("qsar", {"model_file": str(model)})
+    """The bundled example model (scripts/train_qsar_example.py, a JSON linear model) flags Brenk alerts."""
+    comp = build_component("qsar", {"model_file": "brenk_alert_logreg"})
     flagged = ["O=[N+]([O-])c1ccc(C=CC(=O)c2ccccc2)cc1", "ClCC(=O)Nc1ccccc1"]  # nitro + Michael acceptor; alkyl halide
     clean = ["CC(=O)Nc1ccc(O)cc1", "CN1CCN(c2ccccc2)CC1"]
     res = comp(flagged + clean)

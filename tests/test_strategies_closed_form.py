@@ -1,4 +1,4 @@
-"""Closed-form fixed points of the learning strategies on a categorical policy (DESIGN.md §3).
+"""Closed-form fixed points of the learning strategies on a categorical policy (docs/strategies.md, "Closed-form checks").
 
 A policy over K = 6 outcomes, π_θ = softmax θ (θ initialised at log π_0), is trained by Adam through the
 same objects the RL loop uses: ``build_strategy(...)(StrategyBatch(...))``. Each step samples a batch from

@@ -1,4 +1,4 @@
-"""One run's metrics, recomputed from its oracle log (DESIGN.md §6): both thresholds, hit regions, curves."""
+"""One run's metrics, recomputed from its oracle log (docs/metrics.md): both thresholds, hit regions, curves."""
 
 from __future__ import annotations
 

@@ -215,7 +215,7 @@ def results_markdown(info: dict[str, Any], tasks: Sequence[Task], variants: Sequ
                  f"OB{ob_n}: oracle calls to the {ob_n}-th unique hit, averaged over the seeds that reached it. "
                  "IntDiv1 and #Circles (t = 0.75) on ECFP4 (Morgan r = 2, 2048 bits); #Circles visits the hits in "
                  f"{info['circle_order']} order. AUC top-10: PMO convention over the budget. Metrics are "
-                 "recomputed from each run's oracle log (DESIGN.md §6).")
+                 "recomputed from each run's oracle log (docs/metrics.md).")
     lines.append("")
     lines.append("## Headline: strict threshold, per task\n")
     lines.append(headline_table(summary, tasks, labels, ob_n))

@@ -6,17 +6,20 @@ import random
 from collections.abc import Iterable
 from functools import lru_cache
 
-from rdkit import Chem, RDLogger
+from rdkit import Chem, rdBase
 from rdkit.Chem.Scaffolds import MurckoScaffold
-
-RDLogger.DisableLog("rdApp.*")
 
 
 def to_mol(smiles: str) -> Chem.Mol | None:
-    """Parse a SMILES; None when RDKit rejects it (never raises on bad input)."""
+    """Parse a SMILES; None when RDKit rejects it (never raises on bad input).
+
+    RDKit's parse errors are silenced for this call only (a sampled batch holds many invalid SMILES);
+    the process's RDKit log settings are left as the caller set them.
+    """
     if not smiles:
         return None
-    return Chem.MolFromSmiles(smiles)
+    with rdBase.BlockLogs():
+        return Chem.MolFromSmiles(smiles)
 
 
 def canonicalize(smiles: str, isomeric: bool = True) -> str | None:

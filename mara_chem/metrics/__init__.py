@@ -1,4 +1,4 @@
-"""Run metrics from the oracle log (DESIGN.md §6): Yield, OB_N, IntDiv1, #Circles, PMO AUC top-k, collapse.
+"""Run metrics from the oracle log (docs/metrics.md): Yield, OB_N, IntDiv1, #Circles, PMO AUC top-k, collapse.
 
 Names are imported lazily (PEP 562) so that building the CLI parser does not load RDKit and pandas.
 """

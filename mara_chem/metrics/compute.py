@@ -1,4 +1,4 @@
-"""``compute_metrics``: every DESIGN.md §6 number for one run folder, as a JSON-ready dict."""
+"""``compute_metrics``: every number of docs/metrics.md for one run folder, as a JSON-ready dict."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ CONVENTIONS = {
 
 @dataclass(frozen=True)
 class MetricOptions:
-    """Knobs with the DESIGN.md §6 defaults."""
+    """Knobs with the defaults of docs/metrics.md."""
 
     n: int = 100
     fingerprint: FingerprintSpec = FingerprintSpec()

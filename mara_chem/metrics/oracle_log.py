@@ -1,6 +1,6 @@
 """Reading the append-only oracle log (``RUN_DIR/oracle_log.csv``) that every metric is computed from.
 
-One row per oracle call: ``call,step[,stage],smiles,score,<endpoint>...,<endpoint>_raw...,reason`` (DESIGN.md §4).
+One row per oracle call: ``call,step[,stage],smiles,score,<endpoint>...,<endpoint>_raw...,reason`` (docs/metrics.md, "The oracle log").
 The reader is robust to what an append-only file written by a live (or killed) run can contain:
 a final partially written line (dropped), duplicate SMILES (a molecule counts once, at its first call),
 invalid SMILES (skipped and counted) and failed scores (NaN: the call is spent, never a hit).

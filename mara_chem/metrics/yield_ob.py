@@ -1,4 +1,4 @@
-"""Yield and OB_N (DESIGN.md §6): how many good molecules, and how many oracle calls the N-th one cost."""
+"""Yield and OB_N (docs/metrics.md, "Yield" and "OB_N"): how many good molecules, and how many oracle calls the N-th one cost."""
 
 from __future__ import annotations
 

@@ -7,53 +7,59 @@ incremental ``step`` for sampling. Everything else (sampling, likelihoods, file 
 
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
 from typing import Any, ClassVar
 
 import torch
 from torch import nn
 
-_NETWORKS: dict[str, type["SmilesNetwork"]] = {}
+from mara_chem.plugins import NETWORKS
 
 
-class SmilesNetwork(nn.Module):
+class SmilesNetwork(nn.Module, metaclass=ABCMeta):
+    """Base of every architecture; ``model_type`` is the name stored in prior files (entry-point group
+    ``mara_chem.networks`` for third-party architectures). ``hyperparameters()`` must rebuild the network:
+    ``build_network(model_type, **net.hyperparameters())``."""
+
     model_type: ClassVar[str]
+    #: small hyperparameters (besides ``vocab_size``) the contract suite builds the network with
+    example_hyperparameters: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if getattr(cls, "model_type", None):
-            _NETWORKS[cls.model_type] = cls
+        if cls.__dict__.get("model_type"):
+            NETWORKS.add(cls.model_type, cls)
 
+    @abstractmethod
     def hyperparameters(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """Constructor arguments (including ``vocab_size``) that rebuild this network."""
 
-    def forward(self, tokens: torch.Tensor) -> torch.Tensor:  # pragma: no cover - interface
-        raise NotImplementedError
+    @abstractmethod
+    def forward(self, tokens: torch.Tensor) -> torch.Tensor:
+        """Next-token logits [B, T, V] for token indices [B, T] (position t sees tokens 0..t only)."""
 
+    @abstractmethod
     def step(self, token: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
         """Logits [B, V] for the next token given the last token [B] and a state (None at start)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def reorder_state(self, state: Any, keep: torch.Tensor) -> Any:
         """Keep only the rows ``keep`` of a state (used to drop finished sequences while sampling)."""
-        raise NotImplementedError
 
 
 def list_networks() -> list[str]:
-    return sorted(_NETWORKS)
+    return NETWORKS.names()
 
 
 def build_network(model_type: str, **hyperparameters: Any) -> SmilesNetwork:
-    try:
-        cls = _NETWORKS[model_type]
-    except KeyError:
-        raise ValueError(f"unknown model_type {model_type!r}; valid: {list_networks()}") from None
-    return cls(**hyperparameters)
+    return NETWORKS.get(model_type)(**hyperparameters)
 
 
 class RecurrentNetwork(SmilesNetwork):
     """REINVENT's prior: embedding -> stacked LSTM/GRU -> linear (defaults 3 x 512, embedding 256)."""
 
     model_type = "rnn"
+    example_hyperparameters = {"embedding_dim": 8, "hidden_size": 16, "num_layers": 2, "max_length": 20}
 
     def __init__(
         self,
@@ -99,6 +105,8 @@ class TransformerNetwork(SmilesNetwork):
     """Decoder-only transformer (pre-norm, learned positions, causal mask)."""
 
     model_type = "transformer"
+    example_hyperparameters = {"d_model": 16, "n_heads": 2, "n_layers": 2, "dim_feedforward": 32, "dropout": 0.0,
+                               "max_length": 20}
 
     def __init__(
         self,

@@ -16,6 +16,7 @@ from typing import Any
 import torch
 
 import mara_chem
+from mara_chem import resources
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import build_network
 from mara_chem.models.tokenizer import Vocabulary
@@ -73,9 +74,15 @@ def save_prior(model: LanguageModel, path: str | Path, half_precision: bool = Fa
     return path
 
 
+def resolve_prior_path(path: str | Path) -> Path:
+    """``path`` itself when it exists, else the bundled prior of that name (``moses-gru-2x256``)."""
+    return resources.resolve("priors", path)
+
+
 def _read_payload(path: Path) -> dict:
+    path = resolve_prior_path(path)
     if not path.is_file():
-        raise PriorFileError(f"prior file {path} does not exist")
+        raise PriorFileError(f"prior file {path} does not exist (bundled priors: {resources.bundled_names('priors')})")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for corrupt input; all mean the same here
@@ -91,7 +98,8 @@ def _read_payload(path: Path) -> dict:
 
 
 def load_prior(path: str | Path, device: str | torch.device = "cpu") -> LanguageModel:
-    path = Path(path)
+    """A prior from its file, or the bundled prior by name (see :func:`resolve_prior_path`)."""
+    path = resolve_prior_path(path)
     payload = _read_payload(path)
     state = payload["state_dict"]
     if weights_digest(state) != payload["weights_sha256"]:

@@ -7,6 +7,8 @@ score 0. PenalizeSameSmiles multiplies the score of any SMILES seen before by ``
 
 from __future__ import annotations
 
+import copy
+from abc import ABC, abstractmethod
 from collections import defaultdict
 from typing import Any, ClassVar
 
@@ -15,17 +17,20 @@ from rdkit import DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 
 from mara_chem.chem.smiles import murcko_scaffold, to_mol
-from mara_chem.scoring.registry import Registry
-
-FILTERS: Registry["DiversityFilter"] = Registry("diversity filter")
+from mara_chem.plugins import FILTERS
 
 
-class DiversityFilter:
+class DiversityFilter(ABC):
+    """Base of every filter. ``apply`` is the template: it checks the batch, hands ``_filter`` a float copy of
+    the scores and checks that one score per molecule comes back; subclasses implement ``_filter``."""
+
     type_name: ClassVar[str] = ""
+    #: the config (``[diversity_filter]`` table, without ``type``) the contract suite builds the filter with
+    example_config: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.type_name:
+        if cls.__dict__.get("type_name"):
             FILTERS.add(cls.type_name, cls)
 
     def __init__(self, config: Any):
@@ -33,13 +38,26 @@ class DiversityFilter:
 
     def apply(self, smiles: list[str | None], scores: np.ndarray, steps: int) -> np.ndarray:
         """Filtered copy of ``scores`` for canonical SMILES (None = invalid, left untouched)."""
-        raise NotImplementedError
+        if len(smiles) != len(scores):
+            raise ValueError(f"{self.type_name}: {len(smiles)} SMILES but {len(scores)} scores")
+        out = self._filter(smiles, np.array(scores, dtype=float), steps)
+        if out.shape != (len(smiles),):
+            raise RuntimeError(f"{self.type_name} returned {out.shape} scores for {len(smiles)} molecules")
+        return out
+
+    @abstractmethod
+    def _filter(self, smiles: list[str | None], scores: np.ndarray, steps: int) -> np.ndarray:
+        """Filter ``scores`` (a float copy the filter may change in place) and return them."""
+
+    #: attributes that are not memory: the config, and caches a subclass rebuilds in ``load_state_dict``
+    transient: ClassVar[tuple[str, ...]] = ("config",)
 
     def state_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "config"}
+        """A snapshot of the memory (a copy: applying the filter afterwards does not change it)."""
+        return copy.deepcopy({k: v for k, v in self.__dict__.items() if k not in self.transient})
 
     def load_state_dict(self, state: dict) -> None:
-        self.__dict__.update(state)
+        self.__dict__.update(copy.deepcopy(state))
 
 
 class ScaffoldBucketFilter(DiversityFilter):
@@ -50,11 +68,11 @@ class ScaffoldBucketFilter(DiversityFilter):
         self.buckets: dict[str, int] = defaultdict(int)
         self.members: set[str] = set()
 
+    @abstractmethod
     def bucket_of(self, smiles: str) -> str:
-        raise NotImplementedError
+        """The bucket (scaffold) a molecule belongs to."""
 
-    def apply(self, smiles: list[str | None], scores: np.ndarray, steps: int) -> np.ndarray:
-        out = scores.astype(float).copy()
+    def _filter(self, smiles: list[str | None], out: np.ndarray, steps: int) -> np.ndarray:
         for i, smi in enumerate(smiles):
             if smi is None or not np.isfinite(out[i]):
                 continue
@@ -72,6 +90,7 @@ class ScaffoldBucketFilter(DiversityFilter):
 
 class IdenticalMurckoScaffold(ScaffoldBucketFilter):
     type_name = "IdenticalMurckoScaffold"
+    example_config = {"bucket_size": 2, "minscore": 0.4}
 
     def bucket_of(self, smiles: str) -> str:
         return murcko_scaffold(smiles) or ""
@@ -79,6 +98,7 @@ class IdenticalMurckoScaffold(ScaffoldBucketFilter):
 
 class IdenticalTopologicalScaffold(ScaffoldBucketFilter):
     type_name = "IdenticalTopologicalScaffold"
+    example_config = {"bucket_size": 2, "minscore": 0.4}
 
     def bucket_of(self, smiles: str) -> str:
         return murcko_scaffold(smiles, generic=True) or ""
@@ -88,6 +108,8 @@ class ScaffoldSimilarity(ScaffoldBucketFilter):
     """Buckets are joined when scaffolds are similar (atom-pair count fingerprints, Tanimoto >= minsimilarity)."""
 
     type_name = "ScaffoldSimilarity"
+    example_config = {"bucket_size": 2, "minscore": 0.4, "minsimilarity": 0.4}
+    transient = ("config", "_gen", "representatives")
 
     def __init__(self, config: Any):
         super().__init__(config)
@@ -117,7 +139,6 @@ class ScaffoldSimilarity(ScaffoldBucketFilter):
 
     def state_dict(self) -> dict:
         state = super().state_dict()
-        state.pop("_gen", None)
         state["representatives"] = {k: None for k in self.representatives}  # fingerprints are rebuilt
         return state
 
@@ -129,13 +150,13 @@ class ScaffoldSimilarity(ScaffoldBucketFilter):
 
 class PenalizeSameSmiles(DiversityFilter):
     type_name = "PenalizeSameSmiles"
+    example_config = {"penalty_multiplier": 0.5}
 
     def __init__(self, config: Any):
         super().__init__(config)
         self.seen: set[str] = set()
 
-    def apply(self, smiles: list[str | None], scores: np.ndarray, steps: int) -> np.ndarray:
-        out = scores.astype(float).copy()
+    def _filter(self, smiles: list[str | None], out: np.ndarray, steps: int) -> np.ndarray:
         for i, smi in enumerate(smiles):
             if smi is None:
                 continue

@@ -1,4 +1,4 @@
-"""The staged-learning loop (DESIGN.md §4): sample -> canonicalise -> oracle -> filter -> replay -> loss -> step.
+"""The staged-learning loop (docs/architecture.md, "Data flow of a run"): sample -> canonicalise -> oracle -> filter -> replay -> loss -> step.
 
 The loop owns the optimiser, the oracle, the filters and the replay memory; the learning strategy only
 turns tensors into a loss. Stops on max_steps, max_score or the oracle budget, and never exceeds the budget.

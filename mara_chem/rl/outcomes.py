@@ -1,6 +1,6 @@
 """What counts as "the same outcome" for IPS, and where its frequency p̂(o) comes from.
 
-IPS divides a reward by p̂(o), the policy's probability of the row's outcome o (DESIGN.md §3). Counting exact
+IPS divides a reward by p̂(o), the policy's probability of the row's outcome o (docs/strategies.md, "IPS"). Counting exact
 molecules in one batch of 64 finds almost no repeats (p̂ = 1/G everywhere, so IPS does nothing), hence two
 options of every strategy with ``ips = true``:
 

@@ -8,6 +8,7 @@ parameters are errors that name the key.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -16,7 +17,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from mara_chem.chem.smiles import to_mol
-from mara_chem.scoring.registry import Registry
+from mara_chem.plugins import COMPONENTS
 
 
 class ComponentParams(BaseModel):
@@ -42,11 +43,13 @@ class ComponentResult:
             self.reasons = [None] * len(self.values)
 
 
-COMPONENTS: Registry["ScoringComponent"] = Registry("scoring component")
+class ScoringComponent(ABC):
+    """Base class. Subclasses set ``name`` and ``Params`` and implement ``score_mol`` or ``score_batch``.
 
-
-class ScoringComponent:
-    """Base class. Subclasses set ``name`` and ``Params`` and implement ``score_mol`` or ``score_batch``."""
+    ``__call__`` is the template: it calls ``score_batch`` (default: ``score_mol`` per parsed molecule) and
+    turns exceptions, ``Failure`` and non-finite values into NaN with a reason. A class that overrides
+    neither hook cannot be instantiated.
+    """
 
     name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
@@ -56,9 +59,13 @@ class ScoringComponent:
     #: a required endpoint that fails makes the total NaN (zero reward) instead of dropping out of the mean;
     #: expensive oracles set this so an agent cannot win by generating molecules they cannot score
     required_by_default: ClassVar[bool] = False
+    #: parameters the contract suite (tests/contracts) builds the component with; {} = the defaults
+    example_params: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "score_batch" in cls.__dict__ and getattr(cls.score_mol, "__isabstractmethod__", False):
+            cls.score_mol = _batch_only  # one of the two hooks is enough (runs before ABCMeta counts abstracts)
         if cls.__dict__.get("name"):
             for key in (cls.name, *cls.aliases):
                 COMPONENTS.add(key, cls)
@@ -76,12 +83,13 @@ class ScoringComponent:
         values = np.full(len(smiles), np.nan, dtype=float)
         reasons: list[str | None] = [None] * len(smiles)
         for i, out in enumerate(outputs):
+            value = _as_float(out)
             if isinstance(out, Failure):
                 reasons[i] = f"{self.name}: {out.reason}"
-            elif out is None or not math.isfinite(float(out)):
+            elif value is None or not math.isfinite(value):
                 reasons[i] = f"{self.name}: non-finite value {out!r}"
             else:
-                values[i] = float(out)
+                values[i] = value
         return ComponentResult(values, reasons)
 
     def score_batch(self, smiles: list[str]) -> list[float | Failure]:
@@ -98,8 +106,9 @@ class ScoringComponent:
                 results.append(Failure(f"{type(exc).__name__}: {exc}"))
         return results
 
+    @abstractmethod
     def score_mol(self, mol: Any) -> float:
-        raise NotImplementedError(f"{type(self).__name__} implements neither score_mol nor score_batch")
+        """The raw value of one parsed RDKit molecule (not needed when ``score_batch`` is overridden)."""
 
     def cache_key(self) -> str:
         """Identifies the settings that determine the value (for persistent caches)."""
@@ -107,6 +116,17 @@ class ScoringComponent:
 
     def close(self) -> None:
         """Release worker pools or other resources; called once at the end of a run."""
+
+
+def _as_float(out: Any) -> float | None:
+    try:
+        return float(out)
+    except (TypeError, ValueError):
+        return None
+
+
+def _batch_only(self: ScoringComponent, mol: Any) -> float:
+    raise TypeError(f"{type(self).__name__} scores whole batches (score_batch); it has no score_mol")
 
 
 def list_components() -> list[str]:

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import json
 import tomllib
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 import mara_chem.scoring.components  # noqa: F401  (registers the built-in components)
+from mara_chem import resources
 from mara_chem.scoring.aggregation import list_aggregators
 from mara_chem.scoring.component import COMPONENTS
 from mara_chem.scoring.transforms import build_transform
-
-SCORING_DIR = Path(__file__).resolve().parents[2] / "scoring"
 
 
 class EndpointSpec(BaseModel):
@@ -90,12 +88,10 @@ def _short(exc: Exception) -> str:
 
 
 def load_scoring_file(filename: str, filetype: str = "toml") -> dict[str, Any]:
-    """A scoring file from the given path, or by bare name from the project's ``scoring/`` folder."""
-    path = Path(filename)
-    if not path.exists() and (SCORING_DIR / filename).exists():
-        path = SCORING_DIR / filename
-    if not path.exists():
-        raise ValueError(f"scoring file {filename!r} not found (also looked in {SCORING_DIR})")
+    """A scoring file from the given path, or by name from the scoring files shipped in the package."""
+    path = resources.resolve("scoring", filename)
+    if not path.is_file():
+        raise ValueError(f"scoring file {filename!r} not found (bundled scoring files: {resources.bundled_names('scoring')})")
     text = path.read_text()
     data = json.loads(text) if filetype == "json" else tomllib.loads(text)
     return data.get("scoring", data)

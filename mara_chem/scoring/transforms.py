@@ -5,26 +5,33 @@ Formulas follow REINVENT 4's ``reinvent/scoring/transforms`` so run files carry 
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from mara_chem.scoring.registry import Registry
-
-TRANSFORMS: Registry["Transform"] = Registry("transform")
+from mara_chem.plugins import TRANSFORMS
 
 
 class Transform(BaseModel):
-    """A transform is its own typed parameter model; ``type`` selects the subclass."""
+    """A transform is its own typed parameter model; ``type`` selects the subclass.
+
+    ``__call__`` is the template: non-finite raw values stay NaN, ``_apply`` maps the finite ones and the
+    result is clipped into [0, 1]. ``monotone`` declares the direction the contract suite checks.
+    """
 
     model_config = ConfigDict(extra="forbid")
     name: ClassVar[str] = ""
+    #: "increasing" / "decreasing" when the transform is monotone in the raw value (checked by the contract suite)
+    monotone: ClassVar[Literal["increasing", "decreasing"] | None] = None
+    #: parameters (besides ``type``) the contract suite builds the transform with
+    example_params: ClassVar[dict[str, Any]] = {}
     type: str
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.name:
+        if cls.__dict__.get("name"):  # a subclass without its own name is not a new transform
             TRANSFORMS.add(cls.name, cls)
 
     def __call__(self, values: np.ndarray) -> np.ndarray:
@@ -34,12 +41,15 @@ class Transform(BaseModel):
         out[ok] = np.clip(self._apply(values[ok]), 0.0, 1.0)
         return out
 
+    @abstractmethod
     def _apply(self, x: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
+        """Scores for finite raw values ``x`` (clipped into [0, 1] by the caller)."""
 
 
 class Sigmoid(Transform):
     name = "sigmoid"
+    monotone = "increasing"
+    example_params = {"low": 2.0, "high": 5.0}
     type: Literal["sigmoid"] = "sigmoid"
     low: float
     high: float
@@ -51,6 +61,7 @@ class Sigmoid(Transform):
 
 class ReverseSigmoid(Sigmoid):
     name = "reverse_sigmoid"
+    monotone = "decreasing"
     type: Literal["reverse_sigmoid"] = "reverse_sigmoid"  # type: ignore[assignment]
 
     def _apply(self, x: np.ndarray) -> np.ndarray:
@@ -59,6 +70,7 @@ class ReverseSigmoid(Sigmoid):
 
 class DoubleSigmoid(Transform):
     name = "double_sigmoid"
+    example_params = {"low": 2.0, "high": 5.0}
     type: Literal["double_sigmoid"] = "double_sigmoid"
     low: float
     high: float
@@ -80,6 +92,7 @@ class Step(Transform):
     """1 inside [low, high], else 0."""
 
     name = "step"
+    example_params = {"low": 2.0, "high": 5.0}
     type: Literal["step"] = "step"
     low: float
     high: float
@@ -92,6 +105,8 @@ class LeftStep(Transform):
     """1 at or below ``low``."""
 
     name = "left_step"
+    monotone = "decreasing"
+    example_params = {"low": 2.0}
     type: Literal["left_step"] = "left_step"
     low: float
 
@@ -103,6 +118,8 @@ class RightStep(Transform):
     """1 at or above ``high``."""
 
     name = "right_step"
+    monotone = "increasing"
+    example_params = {"high": 5.0}
     type: Literal["right_step"] = "right_step"
     high: float
 
@@ -114,6 +131,7 @@ class ValueMapping(Transform):
     """Maps discrete raw values (as strings, e.g. "True"/"1") to scores; unmapped -> NaN."""
 
     name = "value_mapping"
+    example_params = {"mapping": {"0": 0.0, "1": 1.0}}
     type: Literal["value_mapping"] = "value_mapping"
     mapping: dict[str, float]
 
@@ -124,8 +142,12 @@ class ValueMapping(Transform):
         return self
 
     def __call__(self, values: np.ndarray) -> np.ndarray:
-        out = np.full(len(values), np.nan)
-        for i, v in enumerate(values):
+        """Raw values may be strings or bools, so they skip the numeric template; mapped scores stay as given."""
+        return self._apply(np.asarray(values, dtype=object))
+
+    def _apply(self, x: np.ndarray) -> np.ndarray:
+        out = np.full(len(x), np.nan)
+        for i, v in enumerate(x):
             for key in (str(v), _number_key(v)):
                 if key in self.mapping:
                     out[i] = self.mapping[key]

@@ -1,4 +1,4 @@
-"""Learning strategies as pure tensor functions (DESIGN.md §3).
+"""Learning strategies as pure tensor functions (docs/strategies.md).
 
     strategy = build_strategy(type="mara", sigma=128, tau=0.8)   # a [learning_strategy] table
     out = strategy(StrategyBatch(...))                            # StrategyOutput(loss, rewards, info, targets)
@@ -14,6 +14,7 @@ from typing import Annotated, Union
 
 from pydantic import Field
 
+from mara_chem.plugins import STRATEGIES
 from mara_chem.rl.strategies.base import (
     IpsOptions,
     LearningStrategy,
@@ -38,8 +39,10 @@ from mara_chem.rl.strategies.policy_gradient import (
     rloo_advantages,
 )
 
+# built-in types only: building it must not import plugins (they import this package); the run-file validator
+# dispatches through ``strategy_params_model`` and so accepts plugins too
 LearningStrategyConfig = Annotated[
-    Union[tuple(strategy_params_model(name) for name in list_strategies())],  # noqa: UP007
+    Union[tuple(strategy_params_model(name) for name in STRATEGIES.names(plugins=False))],  # noqa: UP007
     Field(discriminator="type"),
 ]
 

@@ -1,13 +1,15 @@
 """Learning-strategy plumbing: the batch and output records, the shared option models and the registry.
 
-A strategy maps a :class:`StrategyBatch` of tensors to a scalar loss (DESIGN.md §3 and §8.4): it knows
+A strategy maps a :class:`StrategyBatch` of tensors to a scalar loss (docs/strategies.md): it knows
 nothing about files, chemistry, optimisers or replay memory. Strategies register themselves by name through
-``__init_subclass__`` (one mechanism for the whole family); :func:`build_strategy` validates the options
+``__init_subclass__`` into ``mara_chem.plugins.STRATEGIES`` (third-party strategies: entry-point group
+``mara_chem.strategies``); :func:`build_strategy` validates the options
 against the strategy's own pydantic model (unknown keys are errors naming the key).
 """
 
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Literal
@@ -16,6 +18,7 @@ import torch
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from torch import nn
 
+from mara_chem.plugins import STRATEGIES
 from mara_chem.rl.strategies.mara import high_reward_mask, mara_anchor, mara_rewards, quantile_threshold
 
 
@@ -85,7 +88,7 @@ class StrategyParams(BaseModel):
 
 
 class MaraOptions(BaseModel):
-    """MARA modifier options (DESIGN.md §3): H = {i : S_i ≥ τ}; τ fixed or a quantile of the batch scores."""
+    """MARA modifier options (docs/strategies.md, "MARA"): H = {i : S_i ≥ τ}; τ fixed or a quantile of the batch scores."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -105,8 +108,9 @@ class MaraOptions(BaseModel):
 
 
 class IpsOptions(BaseModel):
-    """IPS modifier options (DESIGN.md §3): p̂(o) clipped below at ``ips_eps``; what an outcome is and where
-    p̂ comes from are ``outcome`` and ``frequency`` (``mara_chem.rl.outcomes`` states each estimator's bias)."""
+    """IPS modifier options (docs/strategies.md, "IPS"): p̂(o) clipped below at ``ips_eps``; what an outcome is
+    and where p̂ comes from are ``outcome`` and ``frequency`` (``mara_chem.rl.outcomes`` states each estimator's
+    bias)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -130,35 +134,34 @@ class IpsOptions(BaseModel):
         return self
 
 
-class LearningStrategy(nn.Module):
+class LearningStrategy(nn.Module, metaclass=ABCMeta):
     """Base of every strategy. ``forward`` keeps the books (input checks, the MARA modifier, info);
-    subclasses implement :meth:`_loss`. A subclass registers itself with ``class X(LearningStrategy,
-    name="x")`` and declares ``params_model`` whose ``type`` field defaults to the same name."""
+    subclasses implement :meth:`_loss` and :attr:`beta`. A subclass registers itself with ``class
+    X(LearningStrategy, name="x")`` and declares ``params_model`` whose ``type`` field defaults to the same name."""
 
     name: ClassVar[str]
     params_model: ClassVar[type[StrategyParams]]
-    _registry: ClassVar[dict[str, type[LearningStrategy]]] = {}
+    #: options besides ``type`` the contract suite builds the strategy with ({} = the defaults)
+    example_params: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, *, name: str | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if name is None:
             return
-        if name in LearningStrategy._registry:
-            raise TypeError(f"learning strategy {name!r} is registered twice")
         declared = cls.params_model.model_fields["type"].default
         if declared != name:
             raise TypeError(f"{cls.__name__}.params_model declares type {declared!r}, registered as {name!r}")
         cls.name = name
-        LearningStrategy._registry[name] = cls
+        STRATEGIES.add(name, cls)
 
     def __init__(self, params: StrategyParams) -> None:
         super().__init__()
         self.params = params
 
     @property
+    @abstractmethod
     def beta(self) -> float:
         """KL coefficient β used by the MARA augmentation."""
-        raise NotImplementedError
 
     @property
     def zero_batch_duplicates(self) -> bool:
@@ -184,14 +187,14 @@ class LearningStrategy(nn.Module):
         info["loss"] = float(loss.detach())
         return StrategyOutput(loss=loss, rewards=rewards.detach(), info=info, targets=targets)
 
+    @abstractmethod
     def _loss(
         self, batch: StrategyBatch, rewards: torch.Tensor, info: dict[str, float]
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
         """Return (loss, rewards after the strategy's own modifiers, DAP targets or None); may add to info."""
-        raise NotImplementedError
 
     def _apply_mara(self, batch: StrategyBatch, rewards: torch.Tensor, info: dict[str, float]) -> torch.Tensor:
-        """MARA on the scores (DESIGN.md §3); τ from the options or the on-policy score quantile."""
+        """MARA on the scores (docs/strategies.md, "MARA"); τ from the options or the on-policy score quantile."""
         p = self.params
         on_policy = batch.on_policy
         tau = p.tau if p.tau is not None else quantile_threshold(rewards[on_policy], p.tau_quantile)
@@ -209,15 +212,12 @@ class LearningStrategy(nn.Module):
 
 
 def list_strategies() -> list[str]:
-    """Registered learning-strategy names, sorted."""
-    return sorted(LearningStrategy._registry)
+    """Registered learning-strategy names (built-in and installed plugins), sorted."""
+    return STRATEGIES.names()
 
 
 def _strategy_class(type_: str) -> type[LearningStrategy]:
-    try:
-        return LearningStrategy._registry[type_]
-    except KeyError:
-        raise ValueError(f"unknown learning strategy {type_!r}; valid: {', '.join(list_strategies())}") from None
+    return STRATEGIES.get(type_)
 
 
 def strategy_params_model(type_: str) -> type[StrategyParams]:

@@ -1,4 +1,4 @@
-"""DAP, REINVENT's loss (DESIGN.md §3), its trajectory-balance (log Z) form, and the IPS variant.
+"""DAP, REINVENT's loss (docs/strategies.md, "DAP"), its trajectory-balance (log Z) form, and the IPS variant.
 
 DAP: target_i = log π_0(y_i) + σ·R_i, loss = mean_i (target_i − log π_θ(y_i))²; replay rows join the mean.
 With on-policy samples the expected gradient is 2·∇KL(π_θ‖G_β), β = 1/σ, but every per-sample term is
@@ -171,6 +171,7 @@ class MARA(DAP, name="mara"):
     """DAP with the MARA modifier on."""
 
     params_model = MARAParams
+    example_params = {"tau_quantile": 0.5}
 
 
 class IPSDAPParams(DAPParams):

@@ -1,4 +1,4 @@
-"""IPS, Inverse Probability Scaling (Sinha, Elango & Liu 2026; DESIGN.md §3), as pure tensor functions.
+"""IPS, Inverse Probability Scaling (Sinha, Elango & Liu 2026; docs/strategies.md, "IPS"), as pure tensor functions.
 
 For a group of G on-policy samples, p̂(o) = n_o / G with n_o the number of samples of outcome o, counted
 before any de-duplication (replay rows are not samples of the current policy and are never counted).

@@ -1,4 +1,4 @@
-"""MARA, Mode Anchored Reward Augmentation (GX-Chen et al. 2025; DESIGN.md §3), as pure tensor functions.
+"""MARA, Mode Anchored Reward Augmentation (GX-Chen et al. 2025; docs/strategies.md, "MARA"), as pure tensor functions.
 
 H = {i : S_i ≥ τ} (a zero score is never "high"). If H has no anchor candidate, nothing changes. Otherwise
 z = argmax_{i ∈ H ∩ candidates} log π_0(y_i) and, for every i ∈ H,

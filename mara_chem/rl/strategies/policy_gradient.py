@@ -1,4 +1,4 @@
-"""REINFORCE, RLOO and GRPO with reverse, forward or no KL (DESIGN.md §3), and IPS-GRPO.
+"""REINFORCE, RLOO and GRPO with reverse, forward or no KL (docs/strategies.md, "Policy gradient"), and IPS-GRPO.
 
 All three are score-function estimators, loss = −mean_i A_i·log π_θ(y_i) over the on-policy rows (replay
 rows are not samples of π_θ and are left out), and differ only in the advantage A:
@@ -23,6 +23,7 @@ Modifiers: MARA rewrites the scores first (with this β), then IPS divides by ma
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from typing import Literal
 
 import torch
@@ -89,8 +90,9 @@ class PolicyGradient(LearningStrategy):
         """β, the KL coefficient (also MARA's β)."""
         return self.params.beta
 
+    @abstractmethod
     def _advantages(self, rewards: torch.Tensor) -> torch.Tensor:
-        raise NotImplementedError
+        """Per-row advantages [G] of the on-policy rewards [G]."""
 
     def _loss(self, batch: StrategyBatch, rewards: torch.Tensor, info: dict[str, float]):
         p, on_policy = self.params, batch.on_policy

@@ -10,6 +10,8 @@ Importing this module is cheap: vina, meeko and ray are imported by the workers 
 
 from __future__ import annotations
 
+import importlib.util
+
 import logging
 import time
 from pathlib import Path
@@ -21,7 +23,7 @@ from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
 from mara_chem.scoring.docking.cache import DockingCache
 from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors
-from mara_chem.scoring.docking.protonation import list_protonators
+from mara_chem.scoring.docking.protonation import check_available, list_protonators
 from mara_chem.scoring.docking.targets import list_dockstring_targets, resolve_target
 from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome
 
@@ -42,7 +44,7 @@ class VinaDockingParams(ComponentParams):
     seed: int = Field(1, ge=1, description="Vina and ETKDG seed (Vina treats 0 as 'random', so 0 is refused)")
     timeout_s: float = Field(120.0, gt=0, description="per ligand (preparation + docking); overrun = NaN")
     ph: float | None = Field(7.4, description="protonation pH; None docks the molecule as written")
-    protonation: str = Field("molscrub", description="pH tool: molscrub | dimorphite | openbabel")
+    protonation: str = Field("dimorphite", description="pH tool: dimorphite | molscrub (GPL-3) | openbabel (GPL-2)")
     scoring_function: str = Field("vina", pattern="^(vina|vinardo)$")
     spacing: float = Field(0.375, gt=0, description="grid spacing of the receptor maps (Angstrom)")
     n_workers: int | None = Field(None, ge=1, description="None: all cores (Ray with an address: all cluster CPUs)")
@@ -58,6 +60,8 @@ class VinaDockingParams(ComponentParams):
     def _executor(cls, value: str) -> str:
         if value.lower() not in list_executors():
             raise ValueError(f"unknown executor {value!r}; valid: {list_executors()}")
+        if value.lower() == "ray" and importlib.util.find_spec("ray") is None:
+            raise ValueError('executor "ray" needs the ray package: pip install "mara-chem[ray]"')
         return value.lower()
 
     @field_validator("protonation")
@@ -65,6 +69,7 @@ class VinaDockingParams(ComponentParams):
     def _protonation(cls, value: str) -> str:
         if value.lower() not in list_protonators():
             raise ValueError(f"unknown protonation tool {value!r}; valid: {list_protonators()}")
+        check_available(value.lower())
         return value.lower()
 
     @field_validator("size")
@@ -94,6 +99,9 @@ class VinaDocking(ScoringComponent):
     aliases = ("VinaDocking",)
     required_by_default = True  # a failed docking must not let QED/SA alone carry the score
     Params = VinaDockingParams
+    # dockstring's DRD2 receptor, a 10 Å box at the site (maps in ~1 s), exhaustiveness 1
+    example_params = {"target": "DRD2", "center": [9.25, 6.167, -7.0], "size": [10.0, 10.0, 10.0],
+                      "exhaustiveness": 1, "executor": "serial"}
     params: VinaDockingParams
 
     def __init__(self, params: VinaDockingParams | dict | None = None):

@@ -1,24 +1,38 @@
-"""A user's scikit-learn model (joblib file) applied to RDKit Morgan fingerprints.
+"""A user's model applied to RDKit Morgan fingerprints: a JSON linear model, or a trusted scikit-learn pickle.
 
 Classifiers give the probability of ``positive_class`` (default: the last class); regressors their
-prediction. The fingerprint settings must match the ones the model was trained with.
+prediction. The fingerprint settings must match the ones the model was trained with. A joblib/pickle file
+runs code when loaded, so it is refused unless the endpoint says ``params.trusted = true``
+(:mod:`mara_chem.scoring.qsar_models`).
 """
 
 from __future__ import annotations
 
+import importlib.util
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
+from mara_chem import resources
 from mara_chem.chem.fingerprints import morgan_fingerprint
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
+from mara_chem.scoring.qsar_models import (
+    UNTRUSTED_PICKLE,
+    LinearModelFile,
+    build_linear_model,
+    load_trusted_pickle,
+    read_linear_model,
+)
 
 
 class QsarParams(ComponentParams):
+    #: a path, or the name of a bundled model (``brenk_alert_logreg``)
     model_file: str
+    #: allow a joblib/pickle file (it can run code when loaded); never needed for JSON linear models
+    trusted: bool = False
     radius: int = Field(2, ge=0)
     n_bits: int = Field(2048, ge=64)
     positive_class: Any = None
@@ -26,9 +40,27 @@ class QsarParams(ComponentParams):
     @field_validator("model_file")
     @classmethod
     def _exists(cls, value: str) -> str:
-        if not Path(value).is_file():
-            raise ValueError(f"model file {value!r} does not exist")
+        if not resources.resolve("models", value).is_file():
+            raise ValueError(f"model file {value!r} does not exist (bundled models: {resources.bundled_names('models')})")
         return value
+
+    @model_validator(mode="after")
+    def _safe_format(self) -> "QsarParams":
+        linear = self.linear_model()
+        if linear is None and not self.trusted:
+            raise ValueError(UNTRUSTED_PICKLE.format(path=self.model_file))
+        if linear is None and importlib.util.find_spec("joblib") is None:
+            raise ValueError(f"{self.model_file} needs joblib and scikit-learn: pip install \"mara-chem[qsar]\"")
+        if linear is not None and (linear.radius, linear.n_bits) != (self.radius, self.n_bits):
+            raise ValueError(f"{self.model_file} was trained on Morgan radius {linear.radius}, {linear.n_bits} bits; "
+                             f"params say radius {self.radius}, {self.n_bits} bits")
+        return self
+
+    def path(self) -> Path:
+        return resources.resolve("models", self.model_file)
+
+    def linear_model(self) -> LinearModelFile | None:
+        return read_linear_model(self.path())
 
 
 def fingerprint_matrix(smiles: list[str], radius: int = 2, n_bits: int = 2048) -> tuple[np.ndarray, list[int]]:
@@ -50,12 +82,15 @@ class QsarModel(ScoringComponent):
     name = "qsar"
     aliases = ("QSAR", "SklearnModel")
     Params = QsarParams
+    example_params = {"model_file": "brenk_alert_logreg"}  # the bundled example model
 
     @cached_property
     def model(self) -> Any:
-        import joblib
-
-        return joblib.load(self.params.model_file)
+        linear = self.params.linear_model()
+        if linear is not None:
+            return build_linear_model(linear)
+        assert self.params.trusted  # QsarParams refuses an untrusted pickle before this point
+        return load_trusted_pickle(self.params.path())
 
     def score_batch(self, smiles: list[str]) -> list[float | Failure]:
         x, keep = fingerprint_matrix(smiles, self.params.radius, self.params.n_bits)

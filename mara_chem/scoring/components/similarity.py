@@ -37,6 +37,7 @@ class TanimotoSimilarity(ScoringComponent):
     name = "TanimotoSimilarity"
     aliases = ("TanimotoDistance", "Similarity")
     Params = SimilarityParams
+    example_params = {"smiles": ["c1ccccc1O", "CC(=O)Nc1ccccc1"]}
 
     @cached_property
     def references(self) -> list:

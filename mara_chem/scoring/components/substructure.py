@@ -30,6 +30,7 @@ class SmartsParams(ComponentParams):
 
 class _SmartsComponent(ScoringComponent):
     Params = SmartsParams
+    example_params = {"smarts": ["c1ccccc1", "[OX2H]"]}
 
     @cached_property
     def patterns(self) -> list[Chem.Mol]:

@@ -13,15 +13,15 @@ import logging
 import os
 import time
 from collections import deque
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, VinaWorker, worker_main
-from mara_chem.scoring.registry import Registry
+from mara_chem.plugins import EXECUTORS
 
 log = logging.getLogger(__name__)
 
-EXECUTORS: Registry["DockingExecutor"] = Registry("docking executor")
 
 # Event kinds a backend's poll reports: (worker, kind, payload)
 READY, RESULT, INIT_ERROR, DIED = "ready", "result", "init_error", "died"
@@ -47,14 +47,18 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-class DockingExecutor:
-    """Docks SMILES with fixed settings; ``map`` returns one ``DockOutcome`` per input, in order."""
+class DockingExecutor(ABC):
+    """Docks SMILES with fixed settings; ``map`` returns one ``DockOutcome`` per input, in order.
+
+    ``map`` is the template (empty batches, one outcome per input, each for its own SMILES); subclasses
+    implement ``_map`` and ``n_workers``.
+    """
 
     name: ClassVar[str] = ""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.name:
+        if cls.__dict__.get("name"):
             EXECUTORS.add(cls.name, cls)
 
     def __init__(
@@ -71,8 +75,24 @@ class DockingExecutor:
         self.address = address
         self.init_timeout_s = init_timeout_s
 
+    @property
+    @abstractmethod
+    def n_workers(self) -> int:
+        """Workers docking in parallel."""
+
     def map(self, smiles: Sequence[str]) -> list[DockOutcome]:
-        raise NotImplementedError
+        """One outcome per SMILES, in input order; an executor that loses or reorders molecules is a bug."""
+        smiles = list(smiles)
+        if not smiles:
+            return []
+        outcomes = self._map(smiles)
+        if len(outcomes) != len(smiles) or any(o is None or o.smiles != s for o, s in zip(outcomes, smiles)):
+            raise RuntimeError(f"executor {self.name} returned outcomes that do not match its {len(smiles)} inputs")
+        return outcomes
+
+    @abstractmethod
+    def _map(self, smiles: list[str]) -> list[DockOutcome]:
+        """Dock a non-empty batch; outcome i belongs to ``smiles[i]``."""
 
     def close(self) -> None:
         """Stop the workers; the executor may not be used afterwards."""
@@ -104,7 +124,7 @@ class SerialExecutor(DockingExecutor):
     def n_workers(self) -> int:
         return 1
 
-    def map(self, smiles: Sequence[str]) -> list[DockOutcome]:
+    def _map(self, smiles: list[str]) -> list[DockOutcome]:
         if self._worker is None:
             self._worker = VinaWorker(self.settings)
         outcomes = []
@@ -134,17 +154,21 @@ class _ParallelExecutor(DockingExecutor):
     def _default_workers(self) -> int:
         return max(1, available_cores() // self.settings.cpu_per_worker)
 
+    @abstractmethod
     def _spawn(self) -> Any:
-        raise NotImplementedError
+        """Start one worker (it computes its maps and then reports READY)."""
 
+    @abstractmethod
     def _send(self, worker: Any, smiles: str) -> None:
-        raise NotImplementedError
+        """Hand one SMILES to an idle worker."""
 
+    @abstractmethod
     def _poll(self, timeout: float) -> list[Event]:
-        raise NotImplementedError
+        """Events (READY, RESULT, INIT_ERROR, DIED) that arrive within ``timeout`` seconds."""
 
+    @abstractmethod
     def _kill(self, worker: Any) -> None:
-        raise NotImplementedError
+        """Stop a worker now (timeouts, close)."""
 
     def _teardown(self) -> None:
         """Disconnect from the backend (after every worker is gone)."""
@@ -168,7 +192,7 @@ class _ParallelExecutor(DockingExecutor):
             self._check_startup()
         log.info("docking: %d %s workers ready in %.1f s", self.n_workers, self.name, time.perf_counter() - t0)
 
-    def map(self, smiles: Sequence[str]) -> list[DockOutcome]:
+    def _map(self, smiles: list[str]) -> list[DockOutcome]:
         self.start()
         results: list[DockOutcome | None] = [None] * len(smiles)
         # longest first: the batch ends when its slowest ligand does, so start the slow ones early

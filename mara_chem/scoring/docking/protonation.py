@@ -1,45 +1,55 @@
-"""Protonation states at a given pH, by name: ``molscrub`` (default), ``dimorphite``, ``openbabel``.
+"""Protonation states at a given pH, by name: ``dimorphite`` (default), ``molscrub``, ``openbabel``.
 
-Why molscrub is the default: it is the Forli lab's ligand-preparation tool (the Meeko authors), maintained
-with Meeko, RDKit-only and pure Python, and its pKa rules keep phenols neutral at pH 7.4. Dimorphite-DL
-(Apache-2.0, RDKit-only) is offered for a permissive licence, but with a single state per molecule
-(``precision=0``) it deprotonates every phenol at 7.4 (paracetamol becomes a phenolate).
-OpenBabel's ``CorrectForPH`` is what dockstring runs (``obabel -p 7.4``), so it is the choice for
-scores closer to the DOCKSTRING paper's (GPL-2; dockstring also types atoms with OpenBabel, we with Meeko).
+Why dimorphite is the default: Dimorphite-DL is Apache-2.0 and RDKit-only, so the docking extra pulls no
+GPL code. Its caveat: with one state per molecule (``precision=0``) a phenol that is not plain or
+alkyl-substituted falls under its generic phenol class (pKa 7.07), so paracetamol is docked as the phenolate
+at 7.4, and salicylic acid as the dianion.
+``molscrub`` (GPL-3; the Forli lab's tool, maintained with Meeko) keeps such phenols neutral.
+OpenBabel's ``CorrectForPH`` (GPL-2) is what dockstring runs (``obabel -p 7.4``), so it is the choice for
+scores closer to the DOCKSTRING paper's (dockstring also types atoms with OpenBabel, we with Meeko).
+Both GPL tools are opt-in: ``pip install "mara-chem[gpl-protonation]"`` and ``protonation = "molscrub"``.
 """
 
 from __future__ import annotations
 
+import importlib.util
+from abc import ABC, abstractmethod
 from functools import lru_cache
 from typing import Any, ClassVar
 
 from rdkit import Chem
 
-from mara_chem.scoring.registry import Registry
+from mara_chem.registry import Registry
 
-PROTONATORS: Registry["Protonator"] = Registry("protonation tool")
+PROTONATORS: Registry["Protonator"] = Registry("protonation tool")  # internal: no entry-point group
 
 
 class ProtonationError(ValueError):
     """The tool returned no usable molecule."""
 
 
-class Protonator:
+class Protonator(ABC):
     """Maps a neutral-or-charged RDKit molecule to its dominant state at ``ph`` (heavy atoms only)."""
 
     name: ClassVar[str] = ""
+    #: the import that provides the tool, and how to install it when it is missing
+    module: ClassVar[str] = ""
+    install: ClassVar[str] = 'pip install "mara-chem[docking]"'
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if cls.name:
             PROTONATORS.add(cls.name, cls)
 
+    @abstractmethod
     def __call__(self, mol: Chem.Mol, ph: float) -> Chem.Mol:
-        raise NotImplementedError
+        """The molecule's dominant protonation state at ``ph``; ``ProtonationError`` when the tool gives none."""
 
 
 class MolscrubProtonator(Protonator):
     name = "molscrub"
+    module = "molscrub"
+    install = 'pip install "mara-chem[gpl-protonation]" (molscrub is GPL-3)'
 
     def __call__(self, mol: Chem.Mol, ph: float) -> Chem.Mol:
         states = _molscrub_conjugator()(Chem.Mol(mol), ph, ph)
@@ -50,6 +60,7 @@ class MolscrubProtonator(Protonator):
 
 class DimorphiteProtonator(Protonator):
     name = "dimorphite"
+    module = "dimorphite_dl"
 
     def __call__(self, mol: Chem.Mol, ph: float) -> Chem.Mol:
         from dimorphite_dl import protonate_smiles
@@ -61,6 +72,8 @@ class DimorphiteProtonator(Protonator):
 
 class OpenBabelProtonator(Protonator):
     name = "openbabel"
+    module = "openbabel"
+    install = 'pip install "mara-chem[gpl-protonation]" (openbabel-wheel is GPL-2)'
 
     def __call__(self, mol: Chem.Mol, ph: float) -> Chem.Mol:
         from openbabel import openbabel as ob
@@ -99,6 +112,13 @@ def list_protonators() -> list[str]:
     return PROTONATORS.names()
 
 
-def protonate(mol: Chem.Mol, ph: float, tool: str = "molscrub") -> Chem.Mol:
+def check_available(tool: str) -> None:
+    """Raise a one-line error naming the install command when ``tool`` is unknown or not installed."""
+    cls = PROTONATORS.get(tool)
+    if importlib.util.find_spec(cls.module) is None:
+        raise ValueError(f"protonation tool {tool!r} needs the {cls.module!r} package: {cls.install}")
+
+
+def protonate(mol: Chem.Mol, ph: float, tool: str = "dimorphite") -> Chem.Mol:
     """The molecule's state at ``ph`` from the named tool (instances are cheap; the tools' data is cached)."""
     return PROTONATORS.get(tool)()(mol, ph)

@@ -35,7 +35,7 @@ class DockingSettings:
     n_poses: int = 1
     seed: int = 1
     ph: float | None = 7.4
-    protonation: str = "molscrub"
+    protonation: str = "dimorphite"
     scoring_function: str = "vina"
     spacing: float = 0.375
     cpu_per_worker: int = 1

@@ -1,0 +1,45 @@
+"""The installed plugin used the way a run file uses it (run by mara-chem's tests/test_example_plugin.py)."""
+
+import numpy as np
+import pytest
+
+from mara_chem.cli import main
+from mara_chem.plugins import COMPONENTS, STRATEGIES, TRANSFORMS, plugin_table
+from mara_chem.rl.config import ConfigError, load_run_config
+from mara_chem.rl.strategies import build_strategy
+from mara_chem.scoring.scorer import Scorer
+
+DIST = "mara-chem-example-plugin 0.1.0"
+PARACETAMOL = "CC(=O)Nc1ccc(O)cc1"  # 11 heavy atoms, 3 of them N or O
+
+
+def run_file(strategy: dict) -> dict:
+    scoring = {"type": "arithmetic_mean", "component": [{"example_heteroatom_fraction": {"endpoint": [
+        {"name": "hetero", "transform": {"type": "example_ramp", "low": 0.0, "high": 0.5}}]}}]}
+    return {"run_type": "staged_learning", "parameters": {"prior_file": "p.prior", "agent_file": "p.prior"},
+            "learning_strategy": strategy, "stage": [{"max_steps": 5, "scoring": scoring}]}
+
+
+def test_listed_with_their_distribution(capsys):
+    rows = set(plugin_table(["components", "transforms", "strategies"]))
+    assert {("components", "example_heteroatom_fraction", DIST), ("transforms", "example_ramp", DIST),
+            ("strategies", "example_baseline_pg", DIST)} <= rows
+    assert main(["plugins", "strategies"]) == 0
+    printed = [line.split(None, 2) for line in capsys.readouterr().out.splitlines()]
+    assert ["strategies", "example_baseline_pg", DIST] in printed and ["strategies", "dap", "built-in"] in printed
+    assert "example_baseline_pg" in STRATEGIES and "example_ramp" in TRANSFORMS
+    assert "EXAMPLE_heteroatom_fraction" in COMPONENTS  # component names are case-insensitive
+
+
+def test_a_run_file_scores_and_learns_with_the_plugins():
+    config = load_run_config(run_file({"type": "example_baseline_pg", "beta": 0.1, "rate": 1e-4}))
+    result = Scorer(config.stage[0].scoring)([PARACETAMOL, "not a smiles"])
+    assert result.raw["hetero"][0] == pytest.approx(3 / 11)
+    assert result.total[0] == pytest.approx((3 / 11) / 0.5)  # the ramp from 0 to 0.5
+    assert np.isnan(result.total[1]) and "example_heteroatom_fraction: invalid SMILES" in result.reasons[1]
+    assert build_strategy(config.learning_strategy).beta == 0.1
+
+
+def test_a_misspelt_plugin_option_names_the_key():
+    with pytest.raises(ConfigError, match="bta"):
+        load_run_config(run_file({"type": "example_baseline_pg", "bta": 0.1}))

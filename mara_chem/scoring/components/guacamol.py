@@ -21,6 +21,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import Any, Literal
 
+from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
 
 CELECOXIB = "CC1=CC=C(C=C1)C1=CC(=NN1C1=CC=C(C=C1)S(N)(=O)=O)C(F)(F)F"
@@ -117,11 +118,21 @@ class Guacamol(ScoringComponent):
     name = "Guacamol"
     aliases = ("PMO",)
     Params = GuacamolParams
+    example_params = {"objective": "celecoxib_rediscovery"}
 
     @cached_property
     def function(self) -> Any:
         return objective(self.params.objective)
 
     def score_batch(self, smiles: list[str]) -> list[float | Failure]:
-        values = self.function.score_list(smiles)
-        return [Failure("guacamol could not score the molecule") if v < 0 else float(v) for v in values]
+        parsed = [to_mol(s) for s in smiles]
+        valid = [s for s, mol in zip(smiles, parsed) if mol is not None and mol.GetNumAtoms()]
+        scores = iter(self.function.score_list(valid) if valid else [])
+        out: list[float | Failure] = []
+        for mol in parsed:
+            if mol is None or not mol.GetNumAtoms():
+                out.append(Failure("invalid or empty SMILES"))
+            else:
+                value = float(next(scores))
+                out.append(Failure("guacamol could not score the molecule") if value < 0 else value)
+        return out

@@ -101,6 +101,31 @@ def cmd_prior_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_prior_convert(args: argparse.Namespace) -> int:
+    """REINVENT 4 ``Reinvent`` model file <-> mara-chem prior file (direction from the input unless --to)."""
+    from mara_chem.models.prior_file import PriorFileError, load_prior, save_prior
+    from mara_chem.models.reinvent_prior import (ReinventPriorError, is_reinvent_payload, load_model_file,
+                                                 save_reinvent_prior)
+
+    try:
+        source_is_reinvent = is_reinvent_payload(load_model_file(args.prior))
+    except Exception as exc:  # torch raises many types for unreadable files
+        print(f"error: {args.prior} is not a readable model file: {exc}", file=sys.stderr)
+        return 2
+    target = args.to or ("mara-chem" if source_is_reinvent else "reinvent")
+    try:
+        model = load_prior(args.prior)
+        if target == "reinvent":
+            save_reinvent_prior(model, args.out, data_source=f"mara-chem prior {args.prior.name}")
+        else:
+            save_prior(model, args.out)
+    except (PriorFileError, ReinventPriorError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out} ({target} format, from a {'REINVENT' if source_is_reinvent else 'mara-chem'} prior)")
+    return 0
+
+
 def _add_run_commands(sub: argparse._SubParsersAction) -> None:
     """run / validate / metrics / report are registered by their own modules when present."""
     from mara_chem import cli_commands
@@ -108,9 +133,53 @@ def _add_run_commands(sub: argparse._SubParsersAction) -> None:
     cli_commands.register(sub)
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default, unless the text already states one."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text.lower() or _no_default(action) or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)".lstrip()
+
+
+def _no_default(action: argparse.Action) -> bool:
+    """Flags (False), options without a value (None) and SUPPRESS have nothing worth printing."""
+    return action.default is None or action.default is False or action.default is argparse.SUPPRESS
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mara-chem")
+    except PackageNotFoundError:  # running from a checkout that was never installed
+        from mara_chem import __version__
+
+        return __version__
+
+
+def _add_global_options(parser: argparse.ArgumentParser) -> None:
+    """-v/-q on the top parser and on every sub-command, so ``mara-chem run x.toml -v`` works too."""
+    taken = parser._option_string_actions
+    if "-v" not in taken:
+        parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                            help="informational logging, and the full traceback on errors")
+    if "-q" not in taken and "--quiet" not in taken:
+        parser.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                            help="errors only: no progress lines or warnings")
+    parser.formatter_class = _HelpFormatter
+    for action in parser._actions:
+        if action.option_strings and not action.help and not _no_default(action):
+            action.help = "default: %(default)s"
+        if isinstance(action, argparse._SubParsersAction):
+            for child in dict.fromkeys(action.choices.values()):
+                _add_global_options(child)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="mara-chem", description=__doc__)
-    parser.add_argument("-v", "--verbose", action="store_true")
+    parser = argparse.ArgumentParser(prog="mara-chem", description=__doc__, formatter_class=_HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     data = sub.add_parser("data", help="fetch data sets").add_subparsers(dest="dataset", required=True)
@@ -163,17 +232,47 @@ def build_parser() -> argparse.ArgumentParser:
     info.add_argument("--json", action="store_true", help="the whole metadata as JSON")
     info.set_defaults(func=cmd_prior_info)
 
+    convert = prior.add_parser("convert", help="REINVENT 4 prior <-> mara-chem prior (same log-likelihoods)")
+    convert.add_argument("prior", type=Path)
+    convert.add_argument("--out", type=Path, required=True)
+    convert.add_argument("--to", choices=["reinvent", "mara-chem"], default=None,
+                         help="target format (default: the other one)")
+    convert.set_defaults(func=cmd_prior_convert)
+
     try:
         _add_run_commands(sub)
     except ImportError:
         pass
+    _add_global_options(parser)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one sub-command; an error is one line (two with the -v hint), the traceback only with -v."""
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    return int(args.func(args) or 0)
+    args.verbose = getattr(args, "verbose", False)
+    args.quiet = getattr(args, "quiet", False)
+    level = logging.INFO if args.verbose else logging.ERROR if args.quiet else logging.WARNING
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # the one place that turns any failure into a short message
+        if args.verbose:
+            raise
+        print(f"error: {describe_error(exc)}\n(run again with -v for the traceback)", file=sys.stderr)
+        return 1
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line: the message (which names the key or file), or the exception type when it has none."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    text = lines[0] if lines else ""
+    if isinstance(exc, OSError) and exc.filename and str(exc.filename) not in text:
+        text = f"{exc.strerror or text}: {exc.filename}"
+    return text if text else type(exc).__name__
 
 
 if __name__ == "__main__":

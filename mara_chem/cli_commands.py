@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
-_MODULES = ("mara_chem.rl.cli", "mara_chem.metrics.cli", "mara_chem.report.cli", "mara_chem.plugins")
+_MODULES = ("mara_chem.runmodes.cli", "mara_chem.metrics.cli", "mara_chem.report.cli", "mara_chem.plugins",
+            "mara_chem.reinvent.cli")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -153,3 +153,22 @@ def test_resume_refuses_a_changed_prior(tmp_path):
     save_prior(model, prior)
     with pytest.raises(RunDirError, match="changed"):
         StagedLearning(load_run_config(cfg), quiet=True)
+
+
+def test_summary_csv_is_written_as_reinvent_writes_it(tmp_path):
+    """REINVENT 4.8's column order (``name, name (raw)`` interleaved; Scaffold only with a filter), fixed
+    decimals, invalid rows at zero (the layout was read off REINVENT's own summary of the same scoring)."""
+    import re
+
+    config = _config(tmp_path / "run", {"type": "dap", "sigma": 128}, budget=100, steps=2, batch=32)
+    del config["diversity_filter"]
+    StagedLearning(load_run_config(config), quiet=True).run()
+    with open(tmp_path / "run" / "summary_1.csv", newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    assert header == ["Agent", "Prior", "Target", "Score", "SMILES", "SMILES_state", "QED", "QED (raw)", "MW", "MW (raw)", "step"]
+    four, seven = re.compile(r"-?\d+\.\d{4}$"), re.compile(r"-?\d+\.\d{7}$")
+    for row in rows:
+        assert all(four.match(row[i]) for i in (0, 1, 2, 7, 9)) and all(seven.match(row[i]) for i in (3, 6, 8))
+        if row[5] == "0":
+            assert float(row[3]) == float(row[6]) == float(row[7]) == 0.0
+    assert any(row[5] == "0" for row in rows)  # the bundled prior's 4-5 % invalid rows are there

@@ -50,9 +50,12 @@ def test_missing_key_and_bad_filter_type():
         load_run_config(_cfg(parameters={"prior_file": "p"}))
     with pytest.raises(ConfigError, match="IdenticalMurckoScaffold"):
         load_run_config(_cfg(diversity_filter={"type": "Murcko"}))
-    # per-type keys: minsimilarity belongs to ScaffoldSimilarity only
-    with pytest.raises(ConfigError, match="minsimilarity"):
-        load_run_config(_cfg(diversity_filter={"type": "IdenticalMurckoScaffold", "minsimilarity": 0.5}))
+    # REINVENT's flat table: every filter key is accepted for every type (the example file sets all four)
+    flat = load_run_config(_cfg(diversity_filter={"type": "IdenticalMurckoScaffold", "minsimilarity": 0.5,
+                                                  "penalty_multiplier": 0.3})).diversity_filter
+    assert (flat.minsimilarity, flat.penalty_multiplier, flat.bucket_size) == (0.5, 0.3, 25)
+    with pytest.raises(ConfigError, match=r"\[diversity_filter.minscore\]"):
+        load_run_config(_cfg(diversity_filter={"type": "PenalizeSameSmiles", "minscore": 2}))
 
 
 def test_strategy_section_is_validated():

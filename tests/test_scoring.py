@@ -12,7 +12,7 @@ from mara_chem.scoring.transforms import build_transform, list_transforms
 
 
 def test_transform_names_pinned():
-    assert list_transforms() == ["double_sigmoid", "left_step", "reverse_sigmoid", "right_step", "sigmoid", "step",
+    assert list_transforms() == ["double_sigmoid", "exponential_decay", "left_step", "reverse_sigmoid", "right_step", "sigmoid", "step",
                                  "value_mapping"]
 
 

@@ -23,11 +23,6 @@ def morgan_fingerprint(smiles: str, radius: int = 2, n_bits: int = 2048) -> Expl
     return _generator(radius, n_bits).GetFingerprint(mol)
 
 
-def morgan_fingerprint_of_mol(mol, radius: int = 2, n_bits: int = 2048) -> ExplicitBitVect:
-    """The Morgan fingerprint of an RDKit molecule (no SMILES round trip; Morgan bits do not depend on atom order)."""
-    return _generator(radius, n_bits).GetFingerprint(mol)
-
-
 def morgan_fingerprints(smiles: Sequence[str], radius: int = 2, n_bits: int = 2048) -> list[ExplicitBitVect | None]:
     return [morgan_fingerprint(s, radius, n_bits) for s in smiles]
 

@@ -10,16 +10,25 @@ from rdkit import Chem, rdBase
 from rdkit.Chem.Scaffolds import MurckoScaffold
 
 
+#: RDKit's canonical writer recurses per atom and crashes the process (SIGSEGV) on a chain of ~20,000
+#: atoms (10,000 still works with RDKit 2026.09); drug-like SMILES are under 200 characters
+MAX_SMILES_LENGTH = 2_000
+MAX_ATOMS = 1_000
+
+
 def to_mol(smiles: str) -> Chem.Mol | None:
-    """Parse a SMILES; None when RDKit rejects it (never raises on bad input).
+    """Parse a SMILES; None when RDKit rejects it or it exceeds the size guard (never raises, never crashes).
 
     RDKit's parse errors are silenced for this call only (a sampled batch holds many invalid SMILES);
     the process's RDKit log settings are left as the caller set them.
     """
-    if not smiles:
+    if not smiles or len(smiles) > MAX_SMILES_LENGTH:
         return None
     with rdBase.BlockLogs():
-        return Chem.MolFromSmiles(smiles)
+        mol = Chem.MolFromSmiles(smiles)
+    if mol is not None and mol.GetNumAtoms() > MAX_ATOMS:
+        return None
+    return mol
 
 
 def canonicalize(smiles: str, isomeric: bool = True) -> str | None:

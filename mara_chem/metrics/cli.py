@@ -10,8 +10,11 @@ from pathlib import Path
 
 def add_fingerprint_args(parser: argparse.ArgumentParser) -> None:
     """--radius/--bits (Morgan) and the #Circles knobs, shared with ``report``."""
-    parser.add_argument("--radius", type=int, default=2, help="Morgan radius (default 2)")
-    parser.add_argument("--bits", type=int, default=2048, help="Morgan fingerprint size (default 2048)")
+    parser.add_argument("--fingerprint", choices=["default", "moses"], default="default",
+                        help="preset: default = Morgan r2/2048 bits, moses = Morgan r2/1024 bits as MOSES's IntDiv")
+    parser.add_argument("--radius", type=int, default=None, help="Morgan radius (default: the preset's, 2)")
+    parser.add_argument("--bits", type=int, default=None,
+                        help="Morgan fingerprint size (default: the preset's, 2048 or 1024)")
     parser.add_argument("--circle-distance", type=float, default=0.75, help="#Circles distance t (default 0.75)")
     parser.add_argument("--seed", type=int, default=None,
                         help="#Circles: visit the hits in a random order with this seed (default: discovery order)")
@@ -19,9 +22,14 @@ def add_fingerprint_args(parser: argparse.ArgumentParser) -> None:
 
 def options_from_args(args: argparse.Namespace):
     from mara_chem.metrics.compute import MetricOptions
-    from mara_chem.metrics.diversity import FingerprintSpec
+    from mara_chem.metrics.diversity import FINGERPRINT_PRESETS, FingerprintSpec
 
-    return MetricOptions(n=getattr(args, "n", 100), fingerprint=FingerprintSpec(args.radius, args.bits),
+    preset = FINGERPRINT_PRESETS[args.fingerprint]
+    spec = FingerprintSpec(preset.radius if args.radius is None else args.radius,
+                           preset.n_bits if args.bits is None else args.bits)
+    if spec.radius < 0 or spec.n_bits < 1:
+        raise ValueError(f"--radius must be >= 0 and --bits >= 1, got {spec.radius} and {spec.n_bits}")
+    return MetricOptions(n=getattr(args, "n", 100), fingerprint=spec,
                          circle_distance=args.circle_distance, seed=args.seed)
 
 

@@ -58,7 +58,12 @@ def resolve_budget(run_dir: str | Path, budget: int | None, log: OracleLog) -> t
             raise ValueError(f"the budget must be at least one oracle call, got {budget}")
         return int(budget), "argument"
     stages = (load_run_config(run_dir) or {}).get("stage")
-    if isinstance(stages, list) and stages and all(isinstance(s, dict) and s.get("max_oracle_calls") for s in stages):
+    if isinstance(stages, list) and stages and all(isinstance(s, dict) and s.get("max_oracle_calls") is not None
+                                                   for s in stages):
+        for i, s in enumerate(stages):
+            if not isinstance(s["max_oracle_calls"], int) or s["max_oracle_calls"] < 1:
+                raise ValueError(f"{Path(run_dir) / 'run.json'}: stage {i} max_oracle_calls must be a positive "
+                                 f"integer, got {s['max_oracle_calls']!r}")
         return int(sum(int(s["max_oracle_calls"]) for s in stages)), "run.json"
     return max(1, int(log.df["call"].max()) if log.n_rows else 1), "calls in log"
 

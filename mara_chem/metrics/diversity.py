@@ -28,6 +28,14 @@ class FingerprintSpec:
         return {"type": "morgan", "radius": self.radius, "n_bits": self.n_bits, "description": self.describe()}
 
 
+#: named fingerprint settings; ``moses`` is MOSES's IntDiv fingerprint (Morgan r = 2 folded to 1,024 bits,
+#: ``moses.metrics.utils.fingerprints``), so IntDiv1 can be set beside published MOSES tables
+FINGERPRINT_PRESETS: dict[str, FingerprintSpec] = {
+    "default": FingerprintSpec(radius=2, n_bits=2048),
+    "moses": FingerprintSpec(radius=2, n_bits=1024),
+}
+
+
 def fingerprints(smiles: Sequence[str], spec: FingerprintSpec = FingerprintSpec()) -> list[ExplicitBitVect]:
     """Fingerprints, one per SMILES; hits are valid by construction, so an invalid SMILES is an error."""
     fps = [morgan_fingerprint(s, spec.radius, spec.n_bits) for s in smiles]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from mara_chem.chem.smiles import canonicalize
@@ -76,12 +77,22 @@ def _complete_records(text: str) -> tuple[list[list[str]], int]:
     return records, dropped
 
 
-def _to_frame(header: list[str], records: list[list[str]]) -> tuple[pd.DataFrame, int]:
-    """Keep rows with the header's field count and an integer call index; count the rest as dropped."""
+class OracleLogError(ValueError):
+    """A log row no run can have written (score outside [0, 1], call number below 1); names file and line."""
+
+
+def _to_frame(header: list[str], records: list[list[str]], path: Path | None = None) -> tuple[pd.DataFrame, int]:
+    """Keep rows with the header's field count and an integer call index; count the rest as dropped.
+
+    Rows that parse but hold impossible values are refused (``OracleLogError``), not skipped: they mean the
+    file was edited or belongs to another tool, and every metric would be wrong.
+    """
     good = [r for r in records if len(r) == len(header)]
+    lines = [i + 2 for i, r in enumerate(records) if len(r) == len(header)]  # line 1 is the header
     df = pd.DataFrame(good, columns=header)
     df["call"] = pd.to_numeric(df["call"], errors="coerce")
     bad = df["call"].isna()
+    _refuse_impossible(df[~bad], [n for n, b in zip(lines, bad) if not b], path)
     df = df[~bad].copy()
     df["call"] = df["call"].astype(int)
     for col in ("step", "stage"):
@@ -91,6 +102,27 @@ def _to_frame(header: list[str], records: list[list[str]]) -> tuple[pd.DataFrame
         if col not in META_COLUMNS or col == "score":
             df[col] = pd.to_numeric(df[col], errors="coerce")
     return df.sort_values("call", kind="stable").reset_index(drop=True), len(records) - len(good) + int(bad.sum())
+
+
+def _refuse_impossible(df: pd.DataFrame, lines: list[int], path: Path | None) -> None:
+    where = str(path) if path is not None else "oracle log"
+    calls = df["call"].to_numpy()
+    fractional = calls != calls.round()
+    score = pd.to_numeric(df["score"], errors="coerce").to_numpy()
+    written = df["score"].astype(str).str.strip().str.lower().isin(["", "nan"]).to_numpy()  # a failed score
+    checks = (
+        (calls < 1, "call number {v} is below 1 (calls are numbered from 1)", calls),
+        (fractional, "call number {v} is not an integer", calls),
+        (~written & ~np.isfinite(score), "score {v!r} is not a finite number (a failed score is left empty)",
+         df["score"].to_numpy()),
+        (np.isfinite(score) & ((score < 0) | (score > 1)), "score {v} lies outside [0, 1]", score),
+    )
+    for mask, message, values in checks:
+        hit = np.flatnonzero(mask)
+        if len(hit):
+            i = int(hit[0])
+            more = f" ({len(hit) - 1} more such rows)" if len(hit) > 1 else ""
+            raise OracleLogError(f"{where} line {lines[i]}: " + message.format(v=values[i]) + more)
 
 
 def read_oracle_log(path: str | Path) -> OracleLog:
@@ -107,7 +139,7 @@ def read_oracle_log(path: str | Path) -> OracleLog:
     missing = [c for c in FIXED_COLUMNS if c not in header]
     if missing:
         raise ValueError(f"{path}: oracle log lacks columns {missing}; header is {header}")
-    df, bad = _to_frame(header, records[1:])
+    df, bad = _to_frame(header, records[1:], path)
     df["canonical"] = _canonical_column(df["smiles"].tolist())
     endpoints = [c for c in header if c not in META_COLUMNS and not c.endswith("_raw")]
     return OracleLog(df=df, endpoints=endpoints, n_dropped_lines=dropped + bad)

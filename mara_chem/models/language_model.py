@@ -9,15 +9,20 @@ import torch
 import torch.nn.functional as F
 
 from mara_chem.models.networks import SmilesNetwork
-from mara_chem.models.tokenizer import Vocabulary
+from mara_chem.models.tokenizer import PAD, START, Vocabulary
+
+#: tokens a model can never emit unless its metadata says otherwise (a REINVENT prior can emit ``^``)
+DEFAULT_MASKED_TOKENS = (PAD, START)
 
 
 @dataclass
 class Sampled:
-    """A batch of sampled sequences: token indices [B, T] (with start token) and their SMILES."""
+    """A batch of sampled sequences: token indices [B, T] (with start token) and their SMILES; with
+    ``with_log_likelihood``, also log p(sequence) [B] under the model (temperature 1), differentiable."""
 
     tokens: torch.Tensor
     smiles: list[str]
+    log_likelihood: torch.Tensor | None = None
 
 
 class LanguageModel:
@@ -27,6 +32,8 @@ class LanguageModel:
         self.network = network
         self.vocabulary = vocabulary
         self.metadata: dict = dict(metadata or {})
+        masked = self.metadata.get("masked_tokens", DEFAULT_MASKED_TOKENS)
+        self._masked_idx = [vocabulary.index[t] for t in masked]
 
     @property
     def device(self) -> torch.device:
@@ -41,11 +48,12 @@ class LanguageModel:
         return self
 
     def _mask_special(self, logits: torch.Tensor) -> torch.Tensor:
-        """Padding and start can never be emitted: both sampling and likelihood renormalise without them."""
-        masked = logits.clone()
-        masked[..., self.vocabulary.pad_idx] = float("-inf")
-        masked[..., self.vocabulary.start_idx] = float("-inf")
-        return masked
+        """Padding and start can never be emitted: both sampling and likelihood renormalise without them.
+        (A converted REINVENT prior masks padding only: REINVENT gives ``^`` a probability like any token.)
+        Added as a bias of -inf: one cheap autograd node where a clone and an index assignment were two."""
+        bias = torch.zeros(logits.shape[-1], dtype=logits.dtype, device=logits.device)
+        bias[self._masked_idx] = float("-inf")
+        return logits + bias
 
     def sequence_log_likelihood(self, tokens: torch.Tensor) -> torch.Tensor:
         """log p(sequence) [B] of padded token rows ``^ ... $ <pad>...``; differentiable."""
@@ -61,24 +69,42 @@ class LanguageModel:
         """log p(SMILES) [B]; raises UnknownTokenError for tokens outside the vocabulary."""
         return self.sequence_log_likelihood(self.vocabulary.encode_batch(list(smiles)))
 
-    @torch.no_grad()
-    def sample(self, n: int, temperature: float = 1.0, generator: torch.Generator | None = None) -> Sampled:
-        """Batched multinomial sampling; sequences that hit max_length without ``$`` are truncated there."""
+    def sample(self, n: int, temperature: float = 1.0, generator: torch.Generator | None = None,
+               with_log_likelihood: bool = False) -> Sampled:
+        """Batched multinomial sampling; sequences that hit max_length without ``$`` are truncated there.
+
+        With ``with_log_likelihood`` the forward pass that samples also sums the log-probabilities of the
+        sampled tokens (the model's, at temperature 1) with autograd on, so an RL step needs no second
+        teacher-forced pass of the agent: same tokens for the same seed (the random draws are unchanged),
+        same value as :meth:`sequence_log_likelihood` of the tokens up to float rounding. The network is in
+        eval mode while sampling, so this is the training-mode likelihood only without dropout.
+        """
         if temperature <= 0:
             raise ValueError("temperature must be > 0")
         was_training = self.network.training
         self.network.eval()
+        try:
+            with torch.set_grad_enabled(with_log_likelihood):
+                return self._sample(n, temperature, generator, with_log_likelihood)
+        finally:
+            self.network.train(was_training)
+
+    def _sample(self, n: int, temperature: float, generator: torch.Generator | None, with_log_likelihood: bool) -> Sampled:
         device = self.device
         vocab = self.vocabulary
         out = torch.full((n, self.max_length + 2), vocab.pad_idx, dtype=torch.long, device=device)
         out[:, 0] = vocab.start_idx
+        chosen: list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []  # (logits, token, row) per step
         active = torch.arange(n, device=device)
         token = out[:, 0].clone()
         state = None
         for t in range(1, self.max_length + 1):
             logits, state = self.network.step(token, state)
-            probs = torch.softmax(self._mask_special(logits).float() / temperature, dim=-1)
+            logits = self._mask_special(logits).float()
+            probs = torch.softmax(logits.detach() / temperature, dim=-1)
             token = torch.multinomial(probs, 1, generator=generator).squeeze(1)
+            if with_log_likelihood:
+                chosen.append((logits, token, active))
             out[active, t] = token
             running = token != vocab.end_idx
             if not bool(running.all()):
@@ -89,8 +115,15 @@ class LanguageModel:
                 break
         if active.numel():  # unfinished at max length: close them so likelihoods stay well-defined
             out[active, self.max_length + 1] = vocab.end_idx
-        self.network.train(was_training)
+            if with_log_likelihood:  # ... and count that forced ``$`` as sequence_log_likelihood does
+                logits, _ = self.network.step(token, state)
+                chosen.append((self._mask_special(logits).float(), torch.full_like(token, vocab.end_idx), active))
+        log_likelihood = None
+        if with_log_likelihood:  # one log_softmax over every step's rows: few autograd nodes to go back through
+            logits, tokens, rows = (torch.cat(parts) for parts in zip(*chosen))
+            step_logp = torch.log_softmax(logits, dim=-1).gather(1, tokens[:, None]).squeeze(1)
+            log_likelihood = torch.zeros(n, device=device).index_add(0, rows, step_logp)
         width = int((out != vocab.pad_idx).sum(dim=1).max())
         out = out[:, :width]
         smiles = [vocab.decode(row[1:].tolist()) for row in out.cpu()]
-        return Sampled(tokens=out, smiles=smiles)
+        return Sampled(tokens=out, smiles=smiles, log_likelihood=log_likelihood)

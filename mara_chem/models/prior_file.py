@@ -19,6 +19,7 @@ import mara_chem
 from mara_chem import resources
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import build_network
+from mara_chem.models.reinvent_prior import ReinventPriorError, is_reinvent_payload, load_model_file, model_from_reinvent
 from mara_chem.models.tokenizer import Vocabulary
 
 FORMAT = "mara-chem-prior"
@@ -79,14 +80,17 @@ def resolve_prior_path(path: str | Path) -> Path:
     return resources.resolve("priors", path)
 
 
-def _read_payload(path: Path) -> dict:
-    path = resolve_prior_path(path)
+def _load_file(path: Path) -> Any:
     if not path.is_file():
         raise PriorFileError(f"prior file {path} does not exist (bundled priors: {resources.bundled_names('priors')})")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        return load_model_file(path)
     except Exception as exc:  # torch raises many types for corrupt input; all mean the same here
         raise PriorFileError(f"{path} is not a readable prior file (corrupt, truncated or foreign): {exc}") from None
+
+
+def _read_payload(path: Path, payload: Any = None) -> dict:
+    payload = _load_file(path) if payload is None else payload
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise PriorFileError(f"{path} is not a mara-chem prior (missing format tag {FORMAT!r})")
     missing = [k for k in _REQUIRED if k not in payload]
@@ -98,9 +102,16 @@ def _read_payload(path: Path) -> dict:
 
 
 def load_prior(path: str | Path, device: str | torch.device = "cpu") -> LanguageModel:
-    """A prior from its file, or the bundled prior by name (see :func:`resolve_prior_path`)."""
+    """A mara-chem prior file, a REINVENT 4 ``Reinvent`` model file (converted on load), or the bundled
+    prior by name (see :func:`resolve_prior_path`)."""
     path = resolve_prior_path(path)
-    payload = _read_payload(path)
+    raw = _load_file(path)
+    if is_reinvent_payload(raw):
+        try:
+            return model_from_reinvent(raw, str(path)).to(device)
+        except ReinventPriorError as exc:
+            raise PriorFileError(str(exc)) from None
+    payload = _read_payload(path, raw)
     state = payload["state_dict"]
     if weights_digest(state) != payload["weights_sha256"]:
         raise PriorFileError(f"{path}: weights checksum mismatch (file damaged or edited)")
@@ -116,5 +127,5 @@ def load_prior(path: str | Path, device: str | torch.device = "cpu") -> Language
 
 
 def read_metadata(path: str | Path) -> dict:
-    payload = _read_payload(Path(path))
+    payload = _read_payload(resolve_prior_path(path))
     return {"model_type": payload["model_type"], "hyperparameters": payload["hyperparameters"], **payload["metadata"]}

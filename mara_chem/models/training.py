@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from mara_chem.chem.smiles import canonicalize
+from mara_chem.chem.smiles import canonicalize, randomize
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import build_network
 from mara_chem.models.prior_file import load_prior, save_prior
@@ -32,6 +32,7 @@ class PreparedData:
     vocabulary: Vocabulary
     counts: dict[str, int] = field(default_factory=dict)
     sha256: str = ""
+    unspellable: list[str] = field(default_factory=list)  # valid SMILES with tokens outside the vocabulary
 
 
 @dataclass
@@ -52,6 +53,8 @@ class TrainConfig:
     seed: int = 0
     device: str = "cpu"
     half_precision: bool = False  # fp16 weights in the written prior: keeps a 3x512 LSTM under 16 MiB
+    randomize: bool = False  # train on a fresh random SMILES of each molecule every epoch (augmentation)
+    quality_samples: int = 1000  # samples drawn for validity/uniqueness when a best model is saved
 
 
 def read_smiles_file(path: str | Path) -> list[str]:
@@ -70,35 +73,71 @@ def read_smiles_file(path: str | Path) -> list[str]:
     return out
 
 
-def prepare_data(raw: list[str], cfg: TrainConfig, processes: int | None = None) -> PreparedData:
-    """Canonicalise, de-duplicate, filter by vocabulary and length; every drop is counted."""
-    processes = processes or max(1, (os.cpu_count() or 1))
-    with Pool(processes) as pool:
-        canon = pool.map(canonicalize, raw, chunksize=4096)
+def prepare_data(raw: list[str], cfg: TrainConfig, processes: int | None = None,
+                 vocabulary: Vocabulary | None = None, valid_raw: list[str] | None = None) -> PreparedData:
+    """Canonicalise, de-duplicate, filter by vocabulary and length; every drop is counted.
+
+    Without ``vocabulary`` one is built from tokens seen at least ``min_token_count`` times (a new prior);
+    with it (fine-tuning an existing prior) SMILES it cannot spell are dropped, counted and kept in
+    ``unspellable``. ``valid_raw`` gives a separate validation set instead of a split of ``raw``.
+    """
     counts: Counter[str] = Counter(input=len(raw))
+    unique = _canonical_unique(raw, counts, processes)
+    token_lists = [tokenize(s) for s in unique]
+    too_long = [len(t) > cfg.max_length for t in token_lists]
+    counts["too_long"] = sum(too_long)
+    if vocabulary is None:
+        token_counts = Counter(t for toks, long in zip(token_lists, too_long) if not long for t in toks)
+        vocabulary = Vocabulary([t for t, c in token_counts.items() if c >= cfg.min_token_count])
+    kept, unspellable = [], []
+    for smi, toks, long in zip(unique, token_lists, too_long):
+        if long:
+            continue
+        if any(t not in vocabulary.index for t in toks):
+            counts["rare_token"] += 1
+            unspellable.append(smi)
+            continue
+        kept.append(smi)
+    counts["kept"] = len(kept)
+    rng = random.Random(cfg.seed)
+    if valid_raw is None:
+        digest = hashlib.sha256("\n".join(kept).encode()).hexdigest()
+        rng.shuffle(kept)
+        n_valid = min(cfg.max_valid, max(1, int(len(kept) * cfg.valid_fraction)))
+        train, valid = kept[n_valid:], kept[:n_valid]
+    else:
+        held = prepare_data(valid_raw, cfg, processes, vocabulary)
+        valid = held.train + held.valid
+        held_out = set(valid)
+        train = [s for s in kept if s not in held_out]
+        counts["in_validation_set"] = len(kept) - len(train)
+        counts["validation_dropped"] = held.counts["input"] - len(valid)
+        digest = hashlib.sha256(("\n".join(train) + "\n\n" + "\n".join(valid)).encode()).hexdigest()
+        rng.shuffle(train)
+    return PreparedData(train=train, valid=valid, vocabulary=vocabulary, counts=dict(counts), sha256=digest,
+                        unspellable=unspellable)
+
+
+def _canonical_unique(raw: list[str], counts: Counter[str], processes: int | None) -> list[str]:
+    if len(raw) < 20_000:  # a process pool costs more than it saves on a fine-tuning series
+        canon = [canonicalize(s) for s in raw]
+    else:
+        with Pool(processes or max(1, (os.cpu_count() or 1))) as pool:
+            canon = pool.map(canonicalize, raw, chunksize=4096)
     valid = [c for c in canon if c]
     counts["invalid"] = len(raw) - len(valid)
     unique = list(dict.fromkeys(valid))
     counts["duplicate"] = len(valid) - len(unique)
-    token_lists = [tokenize(s) for s in unique]
-    too_long = [len(t) > cfg.max_length for t in token_lists]
-    counts["too_long"] = sum(too_long)
-    token_counts = Counter(t for toks, long in zip(token_lists, too_long) if not long for t in toks)
-    vocab = Vocabulary([t for t, c in token_counts.items() if c >= cfg.min_token_count])
-    kept = []
-    for smi, toks, long in zip(unique, token_lists, too_long):
-        if long:
-            continue
-        if any(t not in vocab.index for t in toks):
-            counts["rare_token"] += 1
-            continue
-        kept.append(smi)
-    counts["kept"] = len(kept)
-    digest = hashlib.sha256("\n".join(kept).encode()).hexdigest()
-    rng = random.Random(cfg.seed)
-    rng.shuffle(kept)
-    n_valid = min(cfg.max_valid, max(1, int(len(kept) * cfg.valid_fraction)))
-    return PreparedData(train=kept[n_valid:], valid=kept[:n_valid], vocabulary=vocab, counts=dict(counts), sha256=digest)
+    return unique
+
+
+def _randomized(smiles: list[str], vocabulary: Vocabulary, rng: random.Random) -> list[str]:
+    """A random SMILES of each molecule; the canonical one where the random one needs an unknown token."""
+    out = []
+    for smi in smiles:
+        alt = randomize(smi, rng.randrange(2**31))
+        out.append(alt if alt and not vocabulary.unknown_tokens(alt) else smi)
+    return out
 
 
 def _batches(smiles: list[str], batch_size: int, rng: random.Random) -> list[list[str]]:
@@ -145,13 +184,24 @@ def _checkpoint_path(out: Path) -> Path:
     return out.with_name(out.name + ".ckpt")
 
 
-def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: bool = True) -> LanguageModel:
-    """Train until early stopping, max_epochs or max_hours; the best-validation model is written to ``out``."""
+def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: bool = True,
+                initial: LanguageModel | None = None, metadata: dict | None = None) -> LanguageModel:
+    """Train until early stopping, max_epochs or max_hours; the best-validation model is written to ``out``.
+
+    ``initial`` fine-tunes an existing model (transfer learning) instead of a new network; ``metadata`` is
+    added to the written prior's record.
+    """
     out = Path(out)
     torch.manual_seed(cfg.seed)
-    hp = {"max_length": cfg.max_length + 2, **cfg.hyperparameters}
-    network = build_network(cfg.model_type, vocab_size=len(data.vocabulary), **hp)
-    model = LanguageModel(network, data.vocabulary).to(cfg.device)
+    if initial is None:
+        hp = {"max_length": cfg.max_length + 2, **cfg.hyperparameters}
+        network = build_network(cfg.model_type, vocab_size=len(data.vocabulary), **hp)
+        model = LanguageModel(network, data.vocabulary).to(cfg.device)
+    else:
+        if initial.vocabulary != data.vocabulary:
+            raise ValueError("the data were prepared with another vocabulary than the model's")
+        model = initial.to(cfg.device)
+        network = model.network
     optimizer = torch.optim.Adam(network.parameters(), lr=cfg.learning_rate)
     scheduler = torch.optim.lr_scheduler.ReduceLROnPlateau(optimizer, factor=0.5, patience=1)
     state = {"epoch": 0, "best_valid": math.inf, "bad_epochs": 0, "elapsed_s": 0.0, "history": []}
@@ -175,6 +225,8 @@ def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: b
             break
         epoch_rng = random.Random(rng.random())
         train = data.train if cfg.epoch_size is None else epoch_rng.sample(data.train, min(cfg.epoch_size, len(data.train)))
+        if cfg.randomize:
+            train = _randomized(train, data.vocabulary, epoch_rng)
         start = time.monotonic()
         lr_used = optimizer.param_groups[0]["lr"]
         bar = tqdm(_batches(train, cfg.batch_size, epoch_rng), desc=f"epoch {state['epoch'] + 1}", unit="batch",
@@ -202,7 +254,7 @@ def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: b
                  valid_loss, lr_used)
         if valid_loss < state["best_valid"] - 1e-4:
             state["best_valid"], state["bad_epochs"] = valid_loss, 0
-            _save_final(model, data, cfg, state, out)
+            _save_final(model, data, cfg, state, out, metadata or {})
         else:
             state["bad_epochs"] += 1
         torch.save({"network": network.state_dict(), "optimizer": optimizer.state_dict(),
@@ -212,8 +264,9 @@ def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: b
     return load_prior(out, cfg.device)
 
 
-def _save_final(model: LanguageModel, data: PreparedData, cfg: TrainConfig, state: dict, out: Path) -> None:
-    quality = sample_quality(model, n=1000)
+def _save_final(model: LanguageModel, data: PreparedData, cfg: TrainConfig, state: dict, out: Path,
+                metadata: dict) -> None:
+    quality = sample_quality(model, n=cfg.quality_samples)
     model.network.train()
     save_prior(
         model, out, half_precision=cfg.half_precision,
@@ -227,4 +280,5 @@ def _save_final(model: LanguageModel, data: PreparedData, cfg: TrainConfig, stat
         history=list(state["history"]),
         config={k: v for k, v in asdict(cfg).items()},
         **{f"save_{k}": v for k, v in quality.items()},
+        **metadata,
     )

@@ -10,7 +10,8 @@ from mara_chem.metrics.table import html_table
 from mara_chem.metrics.yield_ob import hits
 from mara_chem.report import plots
 from mara_chem.report.curves import circles_curve, hits_curve, molecules_of, score_per_step
-from mara_chem.report.molecules import grid_png, hits_frame, write_hits_csv, write_hits_sdf
+from mara_chem.report.molecules import grid_png, hits_frame, top_hits_table, write_hits_csv, write_hits_sdf
+from mara_chem.report.objective import load_run_record, objective_html, pose_files, pose_index
 from mara_chem.report.page import img_tag, page, section
 
 
@@ -29,13 +30,19 @@ def _plot_section(log: OracleLog, threshold: float, budget: int, opts: MetricOpt
     return section("Curves", '<div class="plots">' + "\n".join(images) + "</div>")
 
 
-def _hits_section(run_dir: Path, log: OracleLog, threshold: float, budget: int, top: int) -> tuple[str, int]:
+def _hits_section(run_dir: Path, log: OracleLog, threshold: float, budget: int, top: int,
+                  record: dict | None) -> tuple[str, int]:
     df = hits_frame(hits(log.molecules(budget), threshold), log.df)
+    poses = pose_index(pose_files(record))
+    for endpoint, where in poses.items():
+        df[f"{endpoint}_pose"] = [where.get(s, "") for s in df["smiles"]]
     write_hits_csv(df, run_dir / "hits.csv")
     n_sdf = write_hits_sdf(df, run_dir / "hits.sdf")
     grid = grid_png(df, top)
     body = img_tag(grid, "top hits") if grid else "<p>No hits at this threshold.</p>"
     note = f"<p>{len(df)} hits exported to hits.csv and hits.sdf ({n_sdf} records); best {min(top, len(df))} shown.</p>"
+    if poses and len(df):
+        body += top_hits_table(df.head(top), [f"{e}_pose" for e in poses])
     return section(f"Top hits (score ≥ {threshold})", note + body), n_sdf
 
 
@@ -46,10 +53,13 @@ def write_report(run_dir: str | Path, threshold: float = 0.8, budget: int | None
     log = read_oracle_log(run_dir)
     metrics = compute_metrics(run_dir, [threshold], budget, opts, log=log)
     budget = int(metrics["budget"])  # type: ignore[arg-type]
-    hits_html, _ = _hits_section(run_dir, log, threshold, budget, top)
+    record = load_run_record(run_dir)
+    hits_html, _ = _hits_section(run_dir, log, threshold, budget, top, record)
     intro = [f"Run folder: {run_dir}", f"Fingerprint: {opts.fingerprint.describe()}",
              f"Budget: {budget} oracle calls ({metrics['budget_source']})"]
+    objective = [section("Objective (what the run was asked)", objective_html(record))] if record else []
     html_text = page(f"mara-chem run report: {run_dir.name}", intro, [
+        *objective,
         section("Metrics", html_table(metrics)),
         _plot_section(log, threshold, budget, opts),
         hits_html,

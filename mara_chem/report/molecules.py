@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import html
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,9 +26,28 @@ def hits_frame(found: Sequence[Molecule], log_df: pd.DataFrame | None = None) ->
     return df.sort_values(["score", "call"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
 
+def rounded(df: pd.DataFrame) -> pd.DataFrame:
+    """Scores in [0, 1] to 4 decimals, raw values (kcal/mol, Da, ...) to 3: what a chemist reads, not float noise."""
+    out = df.copy()
+    for col in out.select_dtypes("float").columns:
+        values = out[col].dropna()
+        out[col] = out[col].round(4 if len(values) and values.between(0.0, 1.0).all() else 3)
+    return out
+
+
 def write_hits_csv(df: pd.DataFrame, path: Path) -> Path:
-    df.to_csv(path, index=False)
+    rounded(df).to_csv(path, index=False)
     return path
+
+
+def top_hits_table(df: pd.DataFrame, extra: list[str]) -> str:
+    """HTML table of the top hits with the files components attached to them (e.g. a docking pose)."""
+    head = "".join(f"<th>{html.escape(c)}</th>" for c in ["#", "SMILES", "score", *extra])
+    rows = "".join(
+        "<tr>" + "".join(f'<td style="text-align:left">{html.escape(str(v))}</td>'
+                         for v in [n, r["smiles"], f"{r['score']:.3f}", *(r[c] or "(none)" for c in extra)]) + "</tr>"
+        for n, r in enumerate(df.to_dict("records"), start=1))
+    return f'<table class="metrics"><tr>{head}</tr>{rows}</table>'
 
 
 def _set_prop(mol: Chem.Mol, name: str, value: object) -> None:

@@ -7,12 +7,17 @@ import sys
 from pathlib import Path
 
 
-def _load_or_report(path: Path):
-    """The validated run config, or None after printing why the file is invalid."""
+def _load_or_report(path: Path, device: str | None = None, load_models: bool = True):
+    """The validated run config whose files and device were checked, or None after printing why not."""
     from mara_chem.rl.config import ConfigError, load_run_config
+    from mara_chem.rl.preflight import check_run
 
     try:
-        return load_run_config(path)
+        cfg = load_run_config(path)
+        if device:
+            cfg.device = device
+        check_run(cfg, load_models=load_models)
+        return cfg
     except ConfigError as exc:
         print(f"{path}: invalid run file:\n{exc}", file=sys.stderr)
         return None
@@ -31,11 +36,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     from mara_chem.rl.loop import RunDirError, StagedLearning
 
-    cfg = _load_or_report(args.run_file)
+    cfg = _load_or_report(args.run_file, args.device, load_models=False)  # the run loads them itself
     if cfg is None:
         return 2
-    if args.device:
-        cfg.device = args.device
+    if cfg.json_out_config:
+        out = Path(cfg.json_out_config)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(cfg.model_dump_json(indent=2) + "\n")
     try:
         runner = StagedLearning(cfg, overwrite=args.overwrite, quiet=args.quiet)
     except RunDirError as exc:
@@ -68,7 +75,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("run_file", type=Path)
     run.add_argument("--overwrite", action="store_true", help="discard earlier outputs in the run folder")
     run.add_argument("--device", default=None, help="override the run file's device (auto|cpu|cuda)")
-    run.add_argument("--quiet", action="store_true")
+    run.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                     help="no per-step progress lines")
     run.add_argument("--report", action="store_true", help="print metrics and write the HTML report at the end")
     run.set_defaults(func=cmd_run)
     val = sub.add_parser("validate", help="check a run file without running it")

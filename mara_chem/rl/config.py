@@ -7,11 +7,12 @@ section and name.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from mara_chem.scoring.spec import ScoringSpec
 
@@ -20,52 +21,59 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: sequences sampled per step; far above any published setting, low enough that a typo (10**7) is refused
+MAX_BATCH_SIZE = 10_000
+
+
+def _refuse_unless(value: Any, supported: Any, key: str, why: str) -> Any:
+    """A REINVENT key mara-chem has no implementation for: its default is accepted, anything else refused."""
+    if value != supported:
+        shown = str(value).lower() if isinstance(value, bool) else repr(value)
+        raise ValueError(f"{key} = {shown} is not supported by mara-chem ({why})")
+    return value
+
+
 class Parameters(Section):
     prior_file: str
     agent_file: str
     summary_csv_prefix: str = "summary"
     use_checkpoint: bool = False
     purge_memories: bool = True
-    batch_size: int = Field(100, ge=2)
+    batch_size: int = Field(100, ge=2, le=MAX_BATCH_SIZE)
     randomize_smiles: bool = True
-    unique_sequences: bool = False
-    # REINVENT keys for other generators; accepted so REINVENT files load, not used by SMILES priors
+    unique_sequences: bool = Field(False, description="drop repeated token sequences of a batch from the update")
+    isomeric_smiles: bool = Field(True, description="mara-chem keeps stereochemistry; false is refused")
+    tb_isim: bool = False
+    # REINVENT keys for other generators; only their defaults are accepted
     smiles_file: str | None = None
     sample_strategy: str | None = "multinomial"
     distance_threshold: int = 99999
+    temperature: float = Field(1.0, gt=0.0, le=100.0, allow_inf_nan=False)
     # mara-chem options
-    temperature: float = Field(1.0, gt=0.0)
     hit_threshold: float = Field(0.8, ge=0.0, le=1.0, description="score counted as a hit in progress and summary")
     checkpoint_every: int = Field(1, ge=1, description="steps between checkpoints")
 
-
-class DiversityFilterBase(Section):
-    bucket_size: int = Field(25, ge=1)
-    minscore: float = Field(0.4, ge=0.0, le=1.0)
-
-
-class IdenticalMurckoScaffold(DiversityFilterBase):
-    type: Literal["IdenticalMurckoScaffold"]
-
-
-class IdenticalTopologicalScaffold(DiversityFilterBase):
-    type: Literal["IdenticalTopologicalScaffold"]
-
-
-class ScaffoldSimilarity(DiversityFilterBase):
-    type: Literal["ScaffoldSimilarity"]
-    minsimilarity: float = Field(0.4, ge=0.0, le=1.0)
+    @model_validator(mode="after")
+    def _unsupported(self) -> "Parameters":
+        _refuse_unless(self.use_checkpoint, False, "use_checkpoint",
+                       "REINVENT reads a diversity filter from the agent file; mara-chem resumes from RUN_DIR/checkpoint.pt")
+        _refuse_unless(self.isomeric_smiles, True, "isomeric_smiles", "canonical SMILES always keep stereochemistry")
+        _refuse_unless(self.tb_isim, False, "tb_isim", "no iSIM tracking")
+        _refuse_unless(self.smiles_file, None, "smiles_file", "it seeds Lib/Link/Mol2Mol generators; SMILES priors "
+                       "sample de novo")
+        _refuse_unless(self.sample_strategy, "multinomial", "sample_strategy", "SMILES priors sample multinomially")
+        _refuse_unless(self.distance_threshold, 99999, "distance_threshold", "a Mol2Mol option")
+        return self
 
 
-class PenalizeSameSmiles(Section):
-    type: Literal["PenalizeSameSmiles"]
-    penalty_multiplier: float = Field(0.5, ge=0.0, le=1.0)
+class DiversityFilterConfig(Section):
+    """REINVENT's flat filter table: every key is accepted for every type and used where it applies."""
 
-
-DiversityFilterConfig = Annotated[
-    Union[IdenticalMurckoScaffold, IdenticalTopologicalScaffold, ScaffoldSimilarity, PenalizeSameSmiles],
-    Field(discriminator="type"),
-]
+    type: Literal["IdenticalMurckoScaffold", "IdenticalTopologicalScaffold", "ScaffoldSimilarity", "PenalizeSameSmiles"]
+    bucket_size: int = Field(25, ge=1, description="scaffold filters")
+    minscore: float = Field(0.4, ge=0.0, le=1.0, description="scaffold filters")
+    minsimilarity: float = Field(0.4, ge=0.0, le=1.0, description="ScaffoldSimilarity")
+    penalty_multiplier: float = Field(0.5, ge=0.0, le=1.0, description="PenalizeSameSmiles")
 
 
 class Inception(Section):
@@ -73,6 +81,12 @@ class Inception(Section):
     memory_size: int = Field(50, ge=0)
     sample_size: int = Field(10, ge=0)
     deduplicate: bool = True
+
+    @field_validator("smiles_file")
+    @classmethod
+    def _seed_file(cls, value: str | None) -> str | None:
+        return _refuse_unless(value, None, "smiles_file", "the replay memory starts empty and fills with scored "
+                              "molecules; seeding it would need oracle calls")
 
 
 class Stage(Section):
@@ -91,13 +105,23 @@ class RunConfig(Section):
     run_type: Literal["staged_learning"]
     device: str = "cpu"
     tb_logdir: str | None = None
-    json_out_config: str | None = None
+    json_out_config: str | None = Field(None, description="write the validated run file here as JSON at the start")
     seed: int | None = None
     parameters: Parameters
     learning_strategy: dict[str, Any] = Field(default_factory=lambda: {"type": "dap"})
     diversity_filter: DiversityFilterConfig | None = None
     inception: Inception | None = None
     stage: list[Stage] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reinvent_sections(cls, data: Any) -> Any:
+        """REINVENT sections without a mara-chem implementation are named as such, not as unknown keys."""
+        if isinstance(data, dict):
+            for key in ("responder", "intrinsic_penalty"):
+                if key in data:
+                    raise ValueError(f"[{key}] is a REINVENT section not supported by mara-chem; remove it")
+        return data
 
     @field_validator("device")
     @classmethod
@@ -115,9 +139,15 @@ class RunConfig(Section):
         params.setdefault("type", "dap")
         model = strategy_params_model(params["type"])
         try:
-            return model(**params).model_dump(exclude_unset=True) | {"type": params["type"]}
+            checked = model(**params).model_dump(exclude_unset=True) | {"type": params["type"]}
         except ValidationError as exc:
             raise ValueError(_describe(exc)) from None
+        for key, item in checked.items():
+            if isinstance(item, float) and not math.isfinite(item):
+                raise ValueError(f"{key} must be a finite number, got {item}")
+        if "rate" in checked and not checked["rate"] > 0:
+            raise ValueError(f"rate must be positive, got {checked['rate']}")
+        return checked
 
     @property
     def run_dir(self) -> Path:
@@ -141,7 +171,7 @@ def _describe(exc: ValidationError) -> str:
         elif kind == "missing":
             msg = "required key is missing"
         else:
-            msg = err["msg"]
+            msg = err["msg"].removeprefix("Value error, ")
         if err.get("input") is not None and kind not in ("extra_forbidden", "missing") and not isinstance(err["input"], dict):
             msg += f" (got {err['input']!r})"
         lines.append(f"[{loc}] {msg}" if loc else msg)
@@ -155,9 +185,13 @@ def load_run_config(source: str | Path | dict[str, Any]) -> RunConfig:
     else:
         path = Path(source)
         if not path.is_file():
-            raise ConfigError(f"run file {path} does not exist")
+            raise ConfigError(f"run file {path} {'is not a file' if path.exists() else 'does not exist'}")
         try:
-            data = tomllib.loads(path.read_text())
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            raise ConfigError(f"{path}: not a text file") from None
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not valid TOML: {exc}") from None
     try:

@@ -24,6 +24,7 @@ from mara_chem.chem.smiles import canonicalize, murcko_scaffold
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.prior_file import load_prior, weights_digest
 from mara_chem.models.tokenizer import UnknownTokenError
+from mara_chem.rl.agent_file import write_stage_agent
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME, load_checkpoint, rng_state, save_checkpoint, set_rng_state
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
@@ -31,7 +32,8 @@ from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, scores_array
 from mara_chem.rl.outcomes import OutcomeTracker
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.strategies import StrategyBatch, build_strategy
-from mara_chem.rl.summary import SMILES_DUPLICATE, SMILES_INVALID, SMILES_VALID, HitTracker, SummaryCsv
+from mara_chem.rl.summary import (SMILES_DUPLICATE, SMILES_INVALID, SMILES_VALID, HitTracker, SummaryCsv,
+                                  reinvent_number)
 from mara_chem.scoring.scorer import Scorer
 
 log = logging.getLogger(__name__)
@@ -74,6 +76,16 @@ def resolve_device(name: str) -> torch.device:
     if name.startswith("cuda") and not torch.cuda.is_available():
         raise RuntimeError(f"device {name!r} requested but CUDA is not available")
     return torch.device(name)
+
+
+def _first_occurrences(items: list[str]) -> np.ndarray:
+    """True at the first occurrence of each item (identical strings = identical token sequences)."""
+    seen: set[str] = set()
+    out = np.zeros(len(items), dtype=bool)
+    for i, item in enumerate(items):
+        out[i] = item not in seen
+        seen.add(item)
+    return out
 
 
 def _endpoint_union(stages: list[Stage]) -> list[str]:
@@ -174,7 +186,9 @@ class StagedLearning:
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
         self._resumed_state = state
-        SummaryCsv(self._summary_path(self.stage_index), self.endpoints).truncate_after(self.global_step)
+        stage = self.config.stage[self.stage_index]
+        SummaryCsv(self._summary_path(self.stage_index), self.endpoints,
+                   scaffold=self.config.filter_for(stage) is not None).truncate_after(self.global_step)
         self._say(f"resuming {self.run_dir} at stage {self.stage_index + 1}, step {self.global_step}")
 
     def _checkpoint(self) -> None:
@@ -224,7 +238,7 @@ class StagedLearning:
                 self.filter.load_state_dict(self._resumed_state["filter"])
             self._resumed_state = None
         self.stage_index = index
-        summary = SummaryCsv(self._summary_path(index), scorer.endpoint_names)
+        summary = SummaryCsv(self._summary_path(index), scorer.endpoint_names, scaffold=self.filter is not None)
         reason = "max_steps"
         try:
             while self.stage_step < stage.max_steps:
@@ -243,13 +257,17 @@ class StagedLearning:
         finally:
             scorer.close()
         self._checkpoint()
-        self._say(f"stage {index + 1} finished ({reason}): {oracle.calls} oracle calls, {self.stage_step} steps")
+        agent_path = write_stage_agent(self.agent, self.config, index, step=self.global_step, stage_steps=self.stage_step,
+                                       oracle_calls=oracle.calls, stop_reason=reason,
+                                       prior_digest=self._file_digests["prior"])
+        self._say(f"stage {index + 1} finished ({reason}): {oracle.calls} oracle calls, {self.stage_step} steps; "
+                  f"agent written to {agent_path}")
         return reason
 
     def _step(self, stage: Stage, oracle: Oracle, summary: SummaryCsv) -> StepRecord:
         t0 = time.perf_counter()
         p = self.config.parameters
-        sampled = self.agent.sample(p.batch_size, temperature=p.temperature)
+        sampled = self.agent.sample(p.batch_size, temperature=p.temperature, with_log_likelihood=self._fused_likelihood)
         canon = [canonicalize(s) for s in sampled.smiles]
         states, seen = [], set()
         for c in canon:
@@ -265,14 +283,19 @@ class StagedLearning:
         filtered = self.filter.apply([c if c in scored else None for c in canon], scores, self.global_step) if self.filter else scores
         if self._zero_duplicates():
             filtered = np.where(np.array(states) == SMILES_DUPLICATE, 0.0, filtered)
-        loss, columns = self._update(sampled.tokens, canon, filtered, keep, oracle)
+        # unique_sequences (REINVENT): a token sequence sampled twice enters the update once
+        in_update = keep & _first_occurrences(sampled.smiles) if p.unique_sequences else keep
+        loss, columns = self._update(sampled.tokens, canon, filtered, in_update, oracle, sampled.log_likelihood)
         if self.memory is not None:
             self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
         self.stage_step += 1
         self.global_step += 1
-        scaffolds = {c: murcko_scaffold(c) for c in canon if c}  # once per molecule, for hits and the summary
+        # scaffolds once per molecule, only where used: hits, and the summary's Scaffold column (with a filter)
+        scaffold_all = "Scaffold" in summary.columns
+        scaffolds = {c: murcko_scaffold(c) for c in dict.fromkeys(canon) if c and (
+            scaffold_all or (c in scored and scored[c].total >= self.hits.threshold))}
         for c in dict.fromkeys(c for c in canon if c and c in scored):
-            self.hits.update(c, scored[c].total, scaffolds[c])
+            self.hits.update(c, scored[c].total, scaffolds.get(c))
         elapsed = time.perf_counter() - t0
         record = StepRecord(
             stage=self.stage_index + 1, step=self.global_step, calls_used=oracle.calls, budget=oracle.budget,
@@ -289,20 +312,30 @@ class StagedLearning:
             self._say(self._progress_line(record))
         return record
 
+    @property
+    def _fused_likelihood(self) -> bool:
+        """The agent's log-likelihoods come from its sampling pass (no second forward) unless dropout would make
+        the sampling pass (eval mode) differ from the training-mode likelihood."""
+        return not self.agent.network.hyperparameters().get("dropout", 0.0)
+
     def _zero_duplicates(self) -> bool:
         """REINVENT zeroes in-batch duplicates; frequency-aware strategies (IPS) count them instead."""
         return bool(getattr(self.strategy, "zero_batch_duplicates", True))
 
     def _update(self, tokens: torch.Tensor, canon: list[str | None], filtered: np.ndarray, keep: np.ndarray,
-                oracle: Oracle) -> tuple[float, dict[str, np.ndarray]]:
-        """One optimiser step; returns the loss and per-sample Target, Agent and Prior (NLL) columns."""
+                oracle: Oracle, sampled_logp: torch.Tensor | None = None) -> tuple[float, dict[str, np.ndarray]]:
+        """One optimiser step; returns the loss and per-sample Target, Agent and Prior (NLL) columns.
+        ``sampled_logp``: the agent's log-likelihoods computed while sampling (then not recomputed)."""
         idx = torch.as_tensor(np.nonzero(keep)[0], dtype=torch.long)
         tokens = tokens[idx.to(tokens.device)]
         kept_canon = [canon[i] for i in idx.tolist()]
         replay = self.memory.sample(self.rng, self.config.parameters.randomize_smiles) if self.memory else []
         replay_tokens, kept_replay = self._encode([s for s, _ in replay])
         replay_scores = [replay[i][1] for i in kept_replay]
-        agent_logp = self.agent.sequence_log_likelihood(tokens)
+        if sampled_logp is not None:
+            agent_logp = sampled_logp[idx.to(sampled_logp.device)]
+        else:
+            agent_logp = self.agent.sequence_log_likelihood(tokens)
         with torch.no_grad():  # batch and replay rows in one prior pass (row values are the same as two passes)
             prior_logp = self.prior.sequence_log_likelihood(_stack_padded(tokens, replay_tokens, self.prior.vocabulary.pad_idx))
         scores = torch.as_tensor(filtered[keep], dtype=torch.float32, device=self.device)
@@ -373,17 +406,24 @@ class StagedLearning:
         for i, smi in enumerate(raw_smiles):
             c = canon[i]
             entry = scored.get(c) if c else None
+            score = filtered[i] if keep[i] else None
             row: dict[str, object] = {
-                "Agent": _fmt(columns["Agent"][i]), "Prior": _fmt(columns["Prior"][i]),
-                "Target": _fmt(columns["Target"][i]), "Score": _fmt(filtered[i] if keep[i] else math.nan),
-                "SMILES": c or smi, "SMILES_state": states[i], "Scaffold": (scaffolds[c] or "") if c else "",
-                "step": self.global_step,
+                **{name: reinvent_number(columns[name][i] if keep[i] else None, 4) for name in ("Agent", "Prior", "Target")},
+                "Score": reinvent_number(0.0 if states[i] == SMILES_INVALID else score, 7),
+                "SMILES": c or smi, "SMILES_state": states[i], "step": self.global_step,
             }
-            for e in summary.columns[7:-1]:
-                if e.endswith(" (raw)"):
-                    row[e] = _fmt(entry.raw.get(e[:-6], math.nan)) if entry else ""
+            if "Scaffold" in summary.columns:
+                row["Scaffold"] = (scaffolds[c] or "") if c else ""
+            for name in summary.endpoints:
+                # REINVENT: invalid rows 0 and 0; duplicates' transformed scores 0 (raw kept); unscored rows empty
+                if states[i] == SMILES_INVALID:
+                    value, raw = 0.0, 0.0
+                elif entry is None:
+                    value = raw = None
                 else:
-                    row[e] = _fmt(entry.scores.get(e, math.nan)) if entry else ""
+                    value = 0.0 if states[i] == SMILES_DUPLICATE else entry.scores.get(name, math.nan)
+                    raw = entry.raw.get(name, math.nan)
+                row[name], row[f"{name} (raw)"] = reinvent_number(value, 7), reinvent_number(raw, 4)
             rows.append(row)
         summary.append(rows)
 
@@ -421,7 +461,3 @@ def _stack_padded(tokens: torch.Tensor, more: torch.Tensor | None, pad: int) -> 
         return tokens
     width = max(tokens.shape[1], more.shape[1])
     return torch.cat([torch.nn.functional.pad(t, (0, width - t.shape[1]), value=pad) for t in (tokens, more)])
-
-
-def _fmt(value: float) -> str:
-    return "" if value is None or not math.isfinite(float(value)) else f"{float(value):.6g}"

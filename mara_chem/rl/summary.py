@@ -11,10 +11,16 @@ SMILES_INVALID, SMILES_VALID, SMILES_DUPLICATE = 0, 1, 2
 
 
 class SummaryCsv:
-    def __init__(self, path: Path, endpoints: list[str]):
+    """Columns and number formats as REINVENT 4.8 writes them (``RL/reports/csv_summmary.py``): NLLs and
+    Target with 4 decimals, Score and each endpoint's transformed score with 7, raw values with 4; the
+    Scaffold column only with a diversity filter; each endpoint as ``name, name (raw)``; then ``step``."""
+
+    def __init__(self, path: Path, endpoints: list[str], scaffold: bool = True):
         self.path = path
-        self.columns = ["Agent", "Prior", "Target", "Score", "SMILES", "SMILES_state", "Scaffold",
-                        *endpoints, *(f"{e} (raw)" for e in endpoints), "step"]
+        self.endpoints = list(endpoints)
+        self.columns = ["Agent", "Prior", "Target", "Score", "SMILES", "SMILES_state",
+                        *(["Scaffold"] if scaffold else []),
+                        *(column for e in endpoints for column in (e, f"{e} (raw)")), "step"]
 
     def truncate_after(self, step: int) -> None:
         """Drop rows of steps after ``step`` (they are redone after a resume)."""
@@ -29,6 +35,12 @@ class SummaryCsv:
 
     def append(self, rows: list[dict[str, object]]) -> None:
         append_csv_rows(self.path, self.columns, rows)
+
+
+def reinvent_number(value: float | None, decimals: int) -> str:
+    """REINVENT's fixed-decimal format (a failed score is ``nan``, as REINVENT writes it); empty for a value
+    that does not exist (a row the oracle budget left unscored)."""
+    return "" if value is None else f"{float(value):.{decimals}f}"
 
 
 def append_csv_rows(path: Path, columns: list[str], rows: list[dict[str, object]]) -> None:

@@ -61,6 +61,9 @@ class ScoringComponent(ABC):
     required_by_default: ClassVar[bool] = False
     #: parameters the contract suite (tests/contracts) builds the component with; {} = the defaults
     example_params: ClassVar[dict[str, Any]] = {}
+    #: (min, max) of the raw value; an endpoint without a transform needs it inside [0, 1] (validation
+    #: refuses, e.g., molecular weight used raw). None: not known in advance (a user's model).
+    raw_range: ClassVar[tuple[float, float] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)

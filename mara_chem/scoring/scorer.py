@@ -9,8 +9,8 @@ import numpy as np
 
 import mara_chem.scoring.components  # noqa: F401  (registers the built-in components)
 from mara_chem.scoring.aggregation import get_aggregator
-from mara_chem.scoring.component import ScoringComponent, build_component
-from mara_chem.scoring.spec import ScoringSpec
+from mara_chem.scoring.component import ScoringComponent
+from mara_chem.scoring.spec import ScoringSpec, component_class
 from mara_chem.scoring.transforms import Transform, build_transform
 
 
@@ -43,7 +43,7 @@ class Scorer:
         for entry in spec.component:
             (cname, cspec), = entry.items()
             for ep in cspec.endpoint:
-                component = build_component(cname, ep.params)
+                component = component_class(cname)(ep.params)
                 required = component.required_by_default if ep.required is None else ep.required
                 self.endpoints.append(
                     Endpoint(ep.name, component, ep.weight, build_transform(ep.transform), required)

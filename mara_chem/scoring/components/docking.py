@@ -11,8 +11,8 @@ Importing this module is cheap: vina, meeko and ray are imported by the workers 
 from __future__ import annotations
 
 import importlib.util
-
 import logging
+import math
 import time
 from pathlib import Path
 from typing import Any
@@ -24,8 +24,8 @@ from mara_chem.scoring.component import ComponentParams, Failure, ScoringCompone
 from mara_chem.scoring.docking.cache import DockingCache
 from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors
 from mara_chem.scoring.docking.protonation import check_available, list_protonators
-from mara_chem.scoring.docking.targets import list_dockstring_targets, resolve_target
-from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome
+from mara_chem.scoring.docking.targets import check_target, list_dockstring_targets, resolve_target
+from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, check_receptor_parses
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +97,7 @@ class VinaDocking(ScoringComponent):
 
     name = "vina_docking"
     aliases = ("VinaDocking",)
+    raw_range = (-math.inf, math.inf)  # kcal/mol: always needs a transform
     required_by_default = True  # a failed docking must not let QED/SA alone carry the score
     Params = VinaDockingParams
     # dockstring's DRD2 receptor, a 10 Å box at the site (maps in ~1 s), exhaustiveness 1
@@ -108,6 +109,7 @@ class VinaDocking(ScoringComponent):
         super().__init__(params)
         p = self.params
         self.target = resolve_target(p.target, p.receptor, p.center, p.size)
+        check_target(self.target, p.spacing)  # atoms present, box over the receptor, maps fit in memory
         self.settings = DockingSettings(
             receptor_name=self.target.name,
             receptor_pdbqt=self.target.receptor.read_text(),
@@ -123,6 +125,7 @@ class VinaDocking(ScoringComponent):
             cpu_per_worker=p.cpu_per_worker,
             want_pose=p.pose_sdf is not None,
         )
+        check_receptor_parses(self.settings.receptor_pdbqt, str(self.target.receptor))
         self.cache = DockingCache(p.cache_path, self.settings) if p.cache_path else None
         self._executor: DockingExecutor | None = None
         self._poses_written: set[str] = set()

@@ -28,6 +28,10 @@ from mara_chem.scoring.qsar_models import (
 )
 
 
+#: first bytes of a joblib dump: a pickle (protocol >= 2), or joblib's zlib/gzip/bz2/xz/lzma/lz4 wrappers
+JOBLIB_MAGIC = (b"\x80", b"\x78", b"\x1f\x8b", b"BZh", b"\xfd7zXZ", b"]\x00\x00", b"\x04\x22\x4d\x18")
+
+
 class QsarParams(ComponentParams):
     #: a path, or the name of a bundled model (``brenk_alert_logreg``)
     model_file: str
@@ -40,13 +44,24 @@ class QsarParams(ComponentParams):
     @field_validator("model_file")
     @classmethod
     def _exists(cls, value: str) -> str:
-        if not resources.resolve("models", value).is_file():
-            raise ValueError(f"model file {value!r} does not exist (bundled models: {resources.bundled_names('models')})")
+        """Exists and is readable (bundled names resolve too); the format is checked in ``_safe_format``."""
+        path = resources.resolve("models", value)
+        if not path.is_file():
+            state = "is not a file" if path.exists() else "does not exist"
+            raise ValueError(f"model file {value!r} {state} (bundled models: {resources.bundled_names('models')})")
+        try:
+            with path.open("rb") as handle:
+                handle.read(1)
+        except OSError as exc:
+            raise ValueError(f"model file {value!r} cannot be read ({exc.strerror})") from None
         return value
 
     @model_validator(mode="after")
     def _safe_format(self) -> "QsarParams":
         linear = self.linear_model()
+        if linear is None and not _looks_like_joblib(self.path()):  # judged from the first bytes, never unpickled
+            raise ValueError(f"model file {self.model_file!r} is not a scikit-learn joblib/pickle file "
+                             "nor a mara-chem JSON linear model")
         if linear is None and not self.trusted:
             raise ValueError(UNTRUSTED_PICKLE.format(path=self.model_file))
         if linear is None and importlib.util.find_spec("joblib") is None:
@@ -61,6 +76,11 @@ class QsarParams(ComponentParams):
 
     def linear_model(self) -> LinearModelFile | None:
         return read_linear_model(self.path())
+
+
+def _looks_like_joblib(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(8).startswith(JOBLIB_MAGIC)
 
 
 def fingerprint_matrix(smiles: list[str], radius: int = 2, n_bits: int = 2048) -> tuple[np.ndarray, list[int]]:

@@ -26,6 +26,7 @@ def _sascorer() -> ModuleType:
 class SAScore(ScoringComponent):
     name = "SAScore"
     aliases = ("SA", "sa_score")
+    raw_range = (1.0, 10.0)
 
     def score_mol(self, mol: Chem.Mol) -> float:
         return float(_sascorer().calculateScore(mol))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 
 from pydantic import Field, field_validator
@@ -45,6 +46,7 @@ class GroupCount(_SmartsComponent):
     """Total number of matches of the SMARTS patterns."""
 
     name = "GroupCount"
+    raw_range = (0.0, math.inf)
 
     def score_mol(self, mol: Chem.Mol) -> float:
         return float(sum(self._matches(mol)))
@@ -54,6 +56,7 @@ class SubstructureMatch(_SmartsComponent):
     """1 if any pattern matches, else 0 (a score component, e.g. to reward a warhead)."""
 
     name = "SubstructureMatch"
+    raw_range = (0.0, 1.0)
 
     def score_mol(self, mol: Chem.Mol) -> float:
         return float(any(self._matches(mol)))
@@ -63,6 +66,7 @@ class MatchingSubstructure(_SmartsComponent):
     """REINVENT's penalty: the total score is multiplied by 1 if a pattern matches, else 0.5."""
 
     name = "MatchingSubstructure"
+    raw_range = (0.0, 1.0)
     role = "penalty"
 
     def score_mol(self, mol: Chem.Mol) -> float:
@@ -73,6 +77,7 @@ class CustomAlerts(_SmartsComponent):
     """Structural alerts filter: the total score is multiplied by 0 if any alert matches."""
 
     name = "CustomAlerts"
+    raw_range = (0.0, 1.0)
     role = "penalty"
 
     def score_mol(self, mol: Chem.Mol) -> float:

@@ -17,14 +17,19 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, VinaWorker, worker_main
 from mara_chem.plugins import EXECUTORS
+from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, VinaWorker, pool_worker_main
 
 log = logging.getLogger(__name__)
 
 
 # Event kinds a backend's poll reports: (worker, kind, payload)
-READY, RESULT, INIT_ERROR, DIED = "ready", "result", "init_error", "died"
+READY, RESULT, INIT_ERROR, DIED, HELLO = "ready", "result", "init_error", "died", "hello"
+#: what a worker that dies before it has even started usually means (spawn re-imports the calling script)
+MAIN_GUARD_HINT = (
+    "a spawned process re-runs the calling script: if you score from a script, put the calling code under "
+    "`if __name__ == \"__main__\":` (or use executor = \"serial\")"
+)
 Event = tuple[Any, str, Any]
 
 
@@ -145,6 +150,7 @@ class _ParallelExecutor(DockingExecutor):
         self._state: dict[Any, str] = {}  # worker -> "starting" | "idle" | "busy"
         self._task: dict[Any, tuple[int, float]] = {}  # busy worker -> (input index, start time)
         self._started_at: dict[Any, float] = {}
+        self._greeted: set[Any] = set()  # workers whose process came up (said hello)
         self._open = False
 
     # -- backend hooks -------------------------------------------------------------------------------
@@ -169,6 +175,10 @@ class _ParallelExecutor(DockingExecutor):
     @abstractmethod
     def _kill(self, worker: Any) -> None:
         """Stop a worker now (timeouts, close)."""
+
+    def _hello(self, worker: Any) -> None:
+        """A worker process is up and reading: backends that ship the settings afterwards do it here."""
+        self._greeted.add(worker)
 
     def _teardown(self) -> None:
         """Disconnect from the backend (after every worker is gone)."""
@@ -216,6 +226,7 @@ class _ParallelExecutor(DockingExecutor):
         for worker in list(self._state):
             self._kill(worker)
         self._state.clear()
+        self._greeted.clear()
         self._task.clear()
         self._teardown()
         self._open = False
@@ -228,6 +239,7 @@ class _ParallelExecutor(DockingExecutor):
     def _replace(self, worker: Any) -> None:
         self._kill(worker)
         self._state.pop(worker, None)
+        self._greeted.discard(worker)
         self._task.pop(worker, None)
         self._started_at.pop(worker, None)
         self._add_worker()
@@ -243,7 +255,9 @@ class _ParallelExecutor(DockingExecutor):
         for worker, kind, payload in events:
             if worker not in self._state:
                 continue  # a late message from a worker already replaced
-            if kind == READY:
+            if kind == HELLO:
+                self._hello(worker)
+            elif kind == READY:
                 self._state[worker] = "idle"
             elif kind == RESULT:
                 index, _ = self._task.pop(worker)
@@ -253,7 +267,10 @@ class _ParallelExecutor(DockingExecutor):
                 self.close()
                 raise RuntimeError(f"docking worker could not start: {payload}")
             elif kind == DIED and self._state[worker] == "starting":
+                never_started = self.name == "pool" and worker not in self._greeted
                 self.close()
+                if never_started:
+                    raise RuntimeError(f"docking worker died before it started ({payload}); {MAIN_GUARD_HINT}")
                 raise RuntimeError(f"docking worker died while computing its maps ({payload})")
             elif kind == DIED:
                 if worker in self._task:
@@ -295,12 +312,20 @@ class PoolExecutor(_ParallelExecutor):
     def _spawn(self) -> _ProcessWorker:
         import multiprocessing as mp
 
+        if getattr(mp.current_process(), "_inheriting", False):  # we ARE a spawned child re-running the script
+            raise RuntimeError(f"docking pool started while a worker process was bootstrapping; {MAIN_GUARD_HINT}")
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
-        process = ctx.Process(target=worker_main, args=(child, self.settings), daemon=True, name="vina-worker")
+        # the settings (with the receptor text) follow over the pipe once the child says hello: handed to
+        # Process they are written before it starts, and a child that dies early would block that write forever
+        process = ctx.Process(target=pool_worker_main, args=(child,), daemon=True, name="vina-worker")
         process.start()
         child.close()
         return _ProcessWorker(process, parent)
+
+    def _hello(self, worker: _ProcessWorker) -> None:
+        super()._hello(worker)
+        worker.conn.send(self.settings)
 
     def _send(self, worker: _ProcessWorker, smiles: str) -> None:
         worker.conn.send(smiles)

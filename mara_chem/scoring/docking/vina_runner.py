@@ -116,12 +116,42 @@ class VinaWorker:
             return None
 
 
+def check_receptor_parses(receptor_pdbqt: str, label: str) -> None:
+    """Let Vina itself read the receptor (about 0.1 s) so a file it rejects is named before any worker starts.
+
+    Skipped when vina is not installed here (a Ray head node whose workers have it).
+    """
+    try:
+        from vina import Vina
+    except ImportError:
+        return
+    vina = Vina(sf_name="vina", cpu=1, verbosity=0)
+    with tempfile.TemporaryDirectory(prefix="mara_vina_") as tmp:
+        path = os.path.join(tmp, "receptor.pdbqt")
+        with open(path, "w") as handle:
+            handle.write(receptor_pdbqt)
+        try:
+            vina.set_receptor(path)
+        except Exception as exc:  # Vina raises RuntimeError/TypeError with its parser's message
+            raise ValueError(f"Vina cannot read receptor {label!r}: {_first_line(str(exc))}") from None
+
+
+def pool_worker_main(conn: Any) -> None:
+    """Entry point of a pool process: say hello, receive the settings over the pipe, then serve."""
+    conn.send(("hello", None))
+    try:
+        settings = conn.recv()
+    except EOFError:
+        return
+    worker_main(conn, settings)
+
+
 def worker_main(conn: Any, settings: DockingSettings) -> None:
     """Entry point of a pool process: build the worker, say 'ready', then answer (index, SMILES) requests."""
     try:
         worker = VinaWorker(settings)
     except Exception as exc:
-        conn.send(("init_error", f"{type(exc).__name__}: {_first_line(str(exc))}"))
+        conn.send(("init_error", f"receptor {settings.receptor_name}: {type(exc).__name__}: {_first_line(str(exc))}"))
         return
     conn.send(("ready", None))
     while True:

@@ -1,0 +1,171 @@
+"""REINVENT 4 ``Reinvent`` (LSTM/GRU) model files read into, and written from, mara-chem's engine.
+
+A REINVENT 4 prior is a ``torch.save`` dict: ``model_type = "Reinvent"``, ``vocabulary`` (token -> index,
+``$`` = 0 doubling as padding, ``^`` = 1), ``tokenizer`` (a pickled ``SMILESTokenizer`` with no state),
+``metadata`` (a dict, or a pickled ``ModelMetaData`` in older files), ``max_sequence_length``,
+``network`` (``_embedding``, ``_rnn``, ``_linear`` weights) and ``network_params``. It is read with
+``torch.load(weights_only=True)``: the two pickled REINVENT classes are replaced by inert stand-ins, so
+REINVENT need not be installed and nothing in the file can run code.
+
+The weights are permuted into mara-chem's vocabulary order (``<pad>`` = 0, ``^`` = 1, ``$`` = 2, the rest
+sorted) with an extra, always-masked ``<pad>`` row. REINVENT does not mask ``^`` in its softmax, so a
+converted model masks padding only (``metadata["masked_tokens"]``) and its log-likelihoods are REINVENT's.
+Writing back, a mara-chem model that masks ``^`` gets a ``^`` output bias of −1e4 (probability exp(−1e4) = 0
+in float32), so REINVENT computes the same log-likelihoods as mara-chem.
+
+One REINVENT quirk is not copied: ``Model.likelihood`` sums the NLL over the padding after ``$`` (padding
+is ``$``), so REINVENT's value for a SMILES depends on the longest SMILES in its batch; mara-chem's is the
+likelihood of the sequence itself (REINVENT's value for a batch of one).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from mara_chem.models.language_model import LanguageModel
+from mara_chem.models.networks import RecurrentNetwork
+from mara_chem.models.tokenizer import END, PAD, START, Vocabulary
+
+REINVENT_MODEL_TYPE = "Reinvent"
+START_BIAS_MASKED = -1.0e4  # exp(-1e4) underflows to 0 in float32: REINVENT then never emits ``^``
+
+
+class ReinventPriorError(ValueError):
+    """A REINVENT model file mara-chem cannot read or a model it cannot write in REINVENT's format."""
+
+
+class _PickledObject:
+    """Inert stand-in for a REINVENT class pickled in a model file: keeps the state dict, runs nothing."""
+
+    def __setstate__(self, state: Any) -> None:
+        self.__dict__.update(state if isinstance(state, dict) else {"state": state})
+
+
+class _Tokenizer(_PickledObject):
+    pass
+
+
+class _MetaData(_PickledObject):
+    pass
+
+
+class _Vocabulary(_PickledObject):
+    pass
+
+
+_STAND_INS = [
+    (_Tokenizer, "reinvent.models.reinvent.models.vocabulary.SMILESTokenizer"),
+    (_Vocabulary, "reinvent.models.reinvent.models.vocabulary.Vocabulary"),
+    (_MetaData, "reinvent.models.meta_data.ModelMetaData"),
+    (uuid.UUID, "uuid.UUID"),
+]
+
+
+def load_model_file(path: str | Path) -> Any:
+    """``torch.load(weights_only=True)`` of a mara-chem or REINVENT model file (REINVENT classes as stand-ins)."""
+    with torch.serialization.safe_globals(_STAND_INS):
+        return torch.load(path, map_location="cpu", weights_only=True)
+
+
+def is_reinvent_payload(payload: Any) -> bool:
+    """True for a REINVENT 4 model dict (any model type; only ``Reinvent`` converts)."""
+    return isinstance(payload, dict) and "network" in payload and "vocabulary" in payload and "format" not in payload
+
+
+def _reinvent_tokens(vocabulary: Any) -> dict[str, int]:
+    """token -> index of a REINVENT vocabulary (dict form, or a legacy pickled ``Vocabulary``)."""
+    if isinstance(vocabulary, dict) and "tokens" in vocabulary:
+        return {str(k): int(v) for k, v in vocabulary["tokens"].items()}
+    if isinstance(vocabulary, _Vocabulary):
+        return {k: int(v) for k, v in vocabulary._tokens.items() if isinstance(k, str)}
+    raise ReinventPriorError(f"unrecognised REINVENT vocabulary of type {type(vocabulary).__name__}")
+
+
+def model_from_reinvent(payload: dict, source: str = "REINVENT model") -> LanguageModel:
+    """A mara-chem ``LanguageModel`` with the REINVENT model's weights and log-likelihoods."""
+    model_type = payload.get("model_type", REINVENT_MODEL_TYPE)
+    if model_type != REINVENT_MODEL_TYPE:
+        raise ReinventPriorError(f"{source}: REINVENT model type {model_type!r}; only 'Reinvent' (LSTM/GRU) priors convert")
+    params = dict(payload.get("network_params") or {})
+    if params.get("layer_normalization"):
+        raise ReinventPriorError(f"{source}: layer_normalization = true is not supported by mara-chem's RNN")
+    rv_index = _reinvent_tokens(payload["vocabulary"])
+    missing = [t for t in (START, END) if t not in rv_index]
+    if missing or PAD in rv_index:
+        raise ReinventPriorError(f"{source}: vocabulary lacks {missing} or uses the reserved token {PAD!r}")
+    vocabulary = Vocabulary([t for t in rv_index if t not in (START, END)])
+    network = RecurrentNetwork(
+        vocab_size=len(vocabulary),
+        embedding_dim=int(params.get("embedding_layer_size", 256)),
+        hidden_size=int(params.get("layer_size", 512)),
+        num_layers=int(params.get("num_layers", 3)),
+        cell=str(params.get("cell_type", "gru")).lower(),
+        dropout=float(params.get("dropout", 0.0)),
+        max_length=int(payload.get("max_sequence_length", 256)) - 1,  # REINVENT's length counts ``^``
+    )
+    weights = payload["network"]
+    order = torch.tensor([rv_index[t] for t in vocabulary.tokens[1:]])  # mara rows 1.. from REINVENT rows
+    state = {}
+    for name, tensor in weights.items():
+        tensor = tensor.float()
+        if name.startswith("_rnn."):
+            state["rnn." + name[len("_rnn."):]] = tensor
+        elif name in ("_embedding.weight", "_linear.weight", "_linear.bias"):
+            rows = torch.zeros((len(vocabulary), *tensor.shape[1:]), dtype=tensor.dtype)
+            rows[1:] = tensor[order]
+            state[{"_embedding.weight": "embedding.weight", "_linear.weight": "output.weight",
+                   "_linear.bias": "output.bias"}[name]] = rows
+        else:
+            raise ReinventPriorError(f"{source}: unexpected network weight {name!r}")
+    try:
+        network.load_state_dict(state)
+    except RuntimeError as exc:
+        raise ReinventPriorError(f"{source}: weights do not fit the declared network: {exc}") from None
+    metadata = {"masked_tokens": [PAD], "converted_from": f"REINVENT {REINVENT_MODEL_TYPE} model ({source})"}
+    return LanguageModel(network, vocabulary, metadata)
+
+
+def model_to_reinvent(model: LanguageModel, data_source: str = "mara-chem") -> dict:
+    """REINVENT 4's save dict for a mara-chem RNN model (REINVENT reads it with ``create_adapter``)."""
+    hp = model.network.hyperparameters()
+    if model.network.model_type != "rnn":
+        raise ReinventPriorError(f"REINVENT's 'Reinvent' model is an RNN; this prior is a {model.network.model_type}")
+    vocab = model.vocabulary
+    rv_tokens = [END, START] + [t for t in vocab.tokens if t not in (PAD, START, END)]
+    order = torch.tensor([vocab.index[t] for t in rv_tokens])
+    state = {k: v.detach().cpu().float() for k, v in model.network.state_dict().items()}
+    network = {"_embedding.weight": state["embedding.weight"][order].clone(),
+               "_linear.weight": state["output.weight"][order].clone(),
+               "_linear.bias": state["output.bias"][order].clone()}
+    network.update({"_rnn." + k[len("rnn."):]: v.clone() for k, v in state.items() if k.startswith("rnn.")})
+    if vocab.start_idx in model._masked_idx:  # mara-chem never emits ``^``: REINVENT must not either
+        network["_linear.weight"][1] = 0.0
+        network["_linear.bias"][1] = START_BIAS_MASKED
+    return {
+        "model_type": REINVENT_MODEL_TYPE,
+        "version": 1,
+        "metadata": {"hash_id": None, "hash_id_format": None, "model_id": uuid.uuid4().hex,
+                     "origina_data_source": data_source, "creation_date": time.time(),
+                     "date_format": "UNIX epoch", "model_id_format": "uuid.uuid4", "updates": [],
+                     "comments": ["converted by mara-chem"]},
+        "vocabulary": {"tokens": {t: i for i, t in enumerate(rv_tokens)}, "pad_token": 0, "bos_token": 1,
+                       "eos_token": 2, "unk_token": None},
+        "max_sequence_length": hp["max_length"] + 1,
+        "network": network,
+        "network_params": {"dropout": hp["dropout"], "layer_size": hp["hidden_size"], "num_layers": hp["num_layers"],
+                           "cell_type": hp["cell"], "embedding_layer_size": hp["embedding_dim"],
+                           "layer_normalization": False},
+    }
+
+
+def save_reinvent_prior(model: LanguageModel, path: str | Path, data_source: str = "mara-chem") -> Path:
+    """Write ``model`` as a REINVENT 4 prior file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(model_to_reinvent(model, data_source), path)
+    return path

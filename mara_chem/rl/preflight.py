@@ -1,0 +1,120 @@
+"""Everything a run would open or use, checked before the first oracle call is paid.
+
+``check_run`` opens the prior and agent files, the run folder's checkpoint, every scoring component's
+files (receptors, boxes, models) and the device, and reports each problem on one line naming the key or
+file. ``mara-chem validate`` and ``mara-chem run`` both call it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import zipfile
+from pathlib import Path
+
+from mara_chem import resources
+from mara_chem.rl.checkpoint import CHECKPOINT_NAME
+from mara_chem.rl.config import ConfigError, RunConfig
+
+
+def check_device(name: str) -> str | None:
+    """Why ``device`` cannot be used here, or None (``auto`` always can)."""
+    if name in ("auto", "cpu"):
+        return None
+    import torch
+
+    if not torch.cuda.is_available():
+        return f"[device] {name!r} requested but no CUDA device is available here (use 'cpu' or 'auto')"
+    _, _, index = name.partition(":")
+    if index and (not index.isdigit() or int(index) >= torch.cuda.device_count()):
+        return f"[device] {name!r}: this machine has {torch.cuda.device_count()} CUDA device(s)"
+    return None
+
+
+def check_readable(key: str, path: str | Path, what: str) -> str | None:
+    """Why the file behind ``key`` cannot be read, or None."""
+    p = Path(path).expanduser()
+    if not p.exists():
+        return f"[{key}] {what} {str(path)!r} does not exist"
+    if not p.is_file():
+        return f"[{key}] {what} {str(path)!r} is not a file"
+    if not os.access(p, os.R_OK):
+        return f"[{key}] {what} {str(path)!r} is not readable (permissions)"
+    if p.stat().st_size == 0:
+        return f"[{key}] {what} {str(path)!r} is empty"
+    return None
+
+
+def check_torch_file(key: str, path: str | Path, what: str) -> str | None:
+    """A readable torch file whose zip directory is intact (a truncated copy fails here, before any work)."""
+    problem = check_readable(key, path, what)
+    if problem:
+        return problem
+    try:
+        with zipfile.ZipFile(Path(path).expanduser()) as archive:
+            damaged = archive.testzip()  # CRC of every member: catches damage inside a complete-looking file
+    except (zipfile.BadZipFile, OSError, EOFError):
+        return f"[{key}] {what} {str(path)!r} is corrupt or truncated (not a complete torch file)"
+    if damaged is not None:
+        return f"[{key}] {what} {str(path)!r} is corrupt (checksum error in {damaged})"
+    return None
+
+
+def check_model_file(key: str, path: str | Path) -> str | None:
+    """The prior/agent file opens as a model (vocabulary, weights and their checksum)."""
+    problem = check_torch_file(key, path, "model file")
+    if problem:
+        return problem
+    from mara_chem.models.prior_file import load_prior
+
+    try:
+        load_prior(path, "cpu")
+    except Exception as exc:  # PriorFileError and torch's own errors for foreign files
+        return f"[{key}] {_first_line(exc)}"
+    return None
+
+
+def check_run(cfg: RunConfig, load_models: bool = True) -> None:
+    """Raise ConfigError listing every problem (one line each); return quietly when the run can start."""
+    problems: list[str] = []
+    device = check_device(cfg.device)
+    if device:
+        problems.append(device)
+    p = cfg.parameters
+    checked: set[str] = set()
+    for key, name in (("parameters.prior_file", p.prior_file), ("parameters.agent_file", p.agent_file)):
+        if name in checked:
+            continue
+        checked.add(name)
+        path = resources.resolve("priors", Path(name).expanduser())  # a path, or a bundled prior's name
+        problem = check_model_file(key, path) if load_models else check_torch_file(key, path, "model file")
+        if problem:
+            problems.append(problem)
+    ckpt = cfg.run_dir / CHECKPOINT_NAME
+    if ckpt.exists():
+        problem = check_torch_file("checkpoint", ckpt, "run checkpoint")
+        if problem:
+            problems.append(problem + "; move it away to resume from scratch, or start again with --overwrite")
+    if cfg.tb_logdir and importlib.util.find_spec("tensorboard") is None:
+        problems.append("[tb_logdir] needs the tensorboard package (pip install tensorboard), or remove the key")
+    for i, stage in enumerate(cfg.stage):
+        problems.extend(_check_scoring(i, stage.scoring))
+    if problems:
+        raise ConfigError("\n".join(problems))
+
+
+def _check_scoring(index: int, scoring) -> list[str]:  # noqa: ANN001  (ScoringSpec; imported lazily)
+    """Build the stage's scorer (components read receptors, check boxes and model files), then close it."""
+    from mara_chem.scoring.scorer import Scorer
+
+    try:
+        scorer = Scorer(scoring)
+    except Exception as exc:  # a component refusing its files: the message names them
+        return [f"[stage.{index}.scoring] {_first_line(exc)}"]
+    scorer.close()
+    return []
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

@@ -1,0 +1,207 @@
+"""mara-chem's strategies inside REINVENT 4.8's own loop: the losses REINVENT trains with are mara-chem's."""
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from mara_chem.models.prior_file import load_prior
+from mara_chem.models.reinvent_prior import save_reinvent_prior
+from mara_chem.rl.strategies import build_strategy
+
+REPO = Path(__file__).resolve().parents[1]
+BUNDLED = REPO / "priors" / "moses-gru-2x256.prior"
+
+RUN_FILE = """
+run_type = "staged_learning"
+device = "cpu"
+seed = {seed}
+
+[parameters]
+prior_file = "{prior}"
+agent_file = "{prior}"
+summary_csv_prefix = "{out}/summary"
+batch_size = 32
+
+[learning_strategy]
+{strategy}
+
+[inception]
+memory_size = 20
+sample_size = 4
+
+[[stage]]
+max_steps = 5
+max_score = 1.0
+min_steps = 10
+chkpt_file = "{out}/stage1.chkpt"
+
+[stage.scoring]
+type = "geometric_mean"
+
+[[stage.scoring.component]]
+[stage.scoring.component.QED]
+[[stage.scoring.component.QED.endpoint]]
+name = "QED"
+weight = 1
+"""
+
+
+@pytest.fixture(scope="module")
+def reinvent_prior(reinvent_rl, tmp_path_factory) -> Path:
+    """The bundled prior written as a REINVENT 4 model file (REINVENT samples it with its own code)."""
+    return save_reinvent_prior(load_prior(BUNDLED), tmp_path_factory.mktemp("prior") / "bundled.prior")
+
+
+@pytest.fixture(scope="module")
+def sharp_reinvent_prior(reinvent_rl, tmp_path_factory) -> Path:
+    """The bundled prior at temperature 0.125 (output layer × 8), so that batches hold duplicates
+    (REINVENT's ``temperature`` parameter is used by its transformers only)."""
+    model = load_prior(BUNDLED)
+    with torch.no_grad():
+        model.network.output.weight.mul_(8.0)
+        model.network.output.bias.mul_(8.0)
+    return save_reinvent_prior(model, tmp_path_factory.mktemp("prior") / "sharp.prior")
+
+
+def run_reinvent(tmp_path: Path, prior: Path, strategy: str, seed: int = 1):
+    """Run REINVENT through `mara-chem reinvent`; returns the strategy inputs/outputs of each step and the CSV."""
+    from mara_chem.reinvent import main
+    from mara_chem.reinvent.learning import MaraReward
+
+    run_file = tmp_path / "run.toml"
+    run_file.write_text(RUN_FILE.format(prior=prior, out=tmp_path, strategy=strategy, seed=seed))
+    records = []
+    MaraReward.step_hooks.append(records.append)
+    try:
+        assert main([str(run_file), "--log-level", "warning"]) == 0
+    finally:
+        MaraReward.step_hooks.remove(records.append)
+    with open(tmp_path / "summary_1.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    return records, rows
+
+
+def rows_of_step(rows: list[dict], step: int) -> list[dict]:
+    return [r for r in rows if int(r["step"]) == step]
+
+
+def replay_losses(records, params: dict) -> list[float]:
+    """mara-chem's own strategy on the recorded tensors, with its own optimiser for any log Z."""
+    strategy = build_strategy(**params)
+    groups = strategy.optimizer_param_groups()
+    optimizer = torch.optim.Adam(groups) if groups else None
+    losses = []
+    for record in records:
+        batch = record.batch
+        batch.agent_logp = batch.agent_logp.detach()
+        out = strategy(batch)
+        losses.append(float(out.loss))
+        if optimizer is not None:
+            optimizer.zero_grad()
+            out.loss.backward()
+            optimizer.step()
+    return losses
+
+
+def test_mara_in_reinvent_trains_with_mara_chems_loss(reinvent_prior, tmp_path):
+    records, rows = run_reinvent(tmp_path, reinvent_prior, 'type = "mara"\nsigma = 64\ntau = 0.6\nanchor_pool = "batch+memory"')
+    assert len(records) == 5
+    expected = replay_losses(records, dict(type="mara", sigma=64, tau=0.6, anchor_pool="batch+memory"))
+    assert [float(r.output.loss) for r in records] == pytest.approx(expected, rel=1e-6)
+    for step, record in enumerate(records, start=1):
+        batch, csv_rows = record.batch, rows_of_step(rows, step)
+        n = len(csv_rows)  # QED never fails: no NaN rows, REINVENT keeps all 32
+        assert n == 32 and int((~batch.is_replay).sum()) == n
+        # the tensors are REINVENT's: its agent/prior NLLs and its (duplicate-zeroed) scores, as it wrote them
+        assert np.allclose(-batch.agent_logp[:n].detach().numpy(), [float(r["Agent"]) for r in csv_rows], atol=1e-3)
+        assert np.allclose(-batch.prior_logp[:n].numpy(), [float(r["Prior"]) for r in csv_rows], atol=1e-3)
+        assert np.allclose(batch.scores[:n].numpy(), [float(r["Score"]) for r in csv_rows], atol=1e-6)
+        # DAP's target as REINVENT reports it ("Target"): log π0 + σ·R after MARA's rewrite
+        assert np.allclose(record.output.targets[:n].numpy(), [float(r["Target"]) for r in csv_rows], atol=1e-3)
+    assert any(r.batch.is_replay.any() for r in records[1:])  # inception rows joined the loss
+    assert records[-1].batch.anchor_pool_scores is not None
+    assert (tmp_path / "stage1.chkpt").is_file()
+
+
+def test_ips_dap_in_reinvent_sees_duplicates_real_scores_and_learns_log_z(sharp_reinvent_prior, tmp_path):
+    records, rows = run_reinvent(tmp_path, sharp_reinvent_prior, 'type = "ips_dap"\nsigma = 64')
+    assert len(records) == 5
+    expected = replay_losses(records, dict(type="ips_dap", sigma=64))
+    assert [float(r.output.loss) for r in records] == pytest.approx(expected, rel=1e-6)
+    log_z = [r.output.info["log_z"] for r in records]
+    assert len(set(log_z[1:])) > 1  # log Z is in the optimiser: it moves between steps
+    duplicates = 0
+    for step, record in enumerate(records, start=1):
+        csv_rows = rows_of_step(rows, step)
+        first = {}
+        for i, row in enumerate(csv_rows):
+            score = float(record.batch.scores[i])
+            if row["SMILES_state"] == "1":
+                first[row["SMILES"]] = score
+                assert score == pytest.approx(float(row["Score"]), abs=1e-6)
+            elif row["SMILES_state"] == "2":  # REINVENT zeroed it; IPS counts it with its real score
+                duplicates += 1
+                assert float(row["Score"]) == 0.0 and score == first[row["SMILES"]] > 0
+                ids = record.batch.outcome_ids
+                assert ids[i] == ids[[r["SMILES"] for r in csv_rows].index(row["SMILES"])]
+            else:
+                assert score == 0.0  # not the geometric mean's 1e-8 floor
+    assert duplicates > 0
+
+
+def test_reinvent_keys_keep_reinvents_strictness(reinvent_rl):
+    from pydantic import ValidationError
+
+    from mara_chem.reinvent import install
+    from mara_chem.reinvent.learning import MaraSectionLearningStrategy
+
+    install()
+    assert MaraSectionLearningStrategy(type="dap", sigma=128).mara_params is None  # REINVENT's own DAP
+    for table, key in ((dict(type="sdap", tau=0.5), "tau"), (dict(type="mara", tau=0.5, sigmaa=3), "sigmaa"),
+                       (dict(type="ips_grpo", sigma=64), "sigma")):
+        with pytest.raises(ValidationError, match=key):
+            MaraSectionLearningStrategy(**table)
+    dap_log_z = MaraSectionLearningStrategy(type="dap", learn_log_z=True)
+    assert dap_log_z.mara_params.learn_log_z and dap_log_z.model_dump() == {"type": "dap", "learn_log_z": True}
+    import reinvent.runmodes.RL as RL
+
+    for name in ("mara", "ips_dap", "ips_grpo", "grpo", "rloo", "reinforce"):
+        assert getattr(RL, f"{name}_strategy").type == name
+    with pytest.raises(RuntimeError, match="step context"):
+        RL.mara_strategy(torch.zeros(2), torch.zeros(2), torch.zeros(2), 128)
+
+
+def test_run_file_without_chkpt_file_is_refused_before_reinvent_starts(reinvent_rl, tmp_path, capsys):
+    from mara_chem.reinvent import main
+
+    run_file = tmp_path / "run.toml"
+    text = RUN_FILE.format(prior="none.prior", out=tmp_path, strategy='type = "mara"\ntau = 0.6', seed=1)
+    run_file.write_text(text.replace(f'chkpt_file = "{tmp_path}/stage1.chkpt"\n', ""))
+    assert main([str(run_file)]) == 2
+    assert "[[stage]] 1: chkpt_file is required" in capsys.readouterr().err
+    run_file.write_text(text.replace('tau = 0.6', 'tau = 0.6\ntau_quantil = 0.5'))
+    assert main([str(run_file)]) == 2
+    assert "tau_quantil" in capsys.readouterr().err
+
+
+def test_adapter_refuses_another_reinvent_version_or_signature(reinvent_rl, monkeypatch):
+    from reinvent import version
+    from reinvent.runmodes.RL.reinvent import ReinventLearning
+
+    from mara_chem.reinvent.compat import ReinventIncompatible, check_reinvent
+
+    assert check_reinvent().startswith("4.8.")
+    monkeypatch.setattr(version, "__version__", "4.9.0")
+    with pytest.raises(ReinventIncompatible, match="REINVENT 4.9.0"):
+        check_reinvent()
+    monkeypatch.undo()
+
+    def update(self, results, orig_smilies, extra=None):
+        pass
+
+    monkeypatch.setattr(ReinventLearning, "update", update)
+    with pytest.raises(ReinventIncompatible, match="ReinventLearning.update has signature"):
+        check_reinvent()

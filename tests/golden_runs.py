@@ -2,8 +2,10 @@
 
     PYTHONPATH=. python tests/golden_runs.py tests/data/golden     # (re)writes the golden logs
 
-The logs were written by the code before the throughput work (commit b558399); ``test_same_oracle_log``
-reruns the same configurations and requires byte-identical oracle logs, so a speed-up cannot change results.
+The logs were written by main at d697979 (which computes the agent's likelihoods in its sampling pass), before
+this branch's throughput changes; ``test_same_oracle_log`` reruns the same configurations and requires
+byte-identical oracle logs, so a speed-up cannot change results. Re-pin them only when a change of results
+is intended (a different numerical path), and say so in the commit.
 """
 
 from __future__ import annotations

@@ -14,7 +14,8 @@ from mara_chem.rl.config import load_run_config  # noqa: E402
 from mara_chem.scoring.components.docking import VinaDocking  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-CONFIGS = ["synth_clpp_dap.toml", "synth_clpp_mara.toml", "drd2_docking.toml", "docking_smoke.toml"]
+CONFIGS = ["synth_clpp_dap.toml", "synth_clpp_mara.toml", "all_amide_clpp_dap.toml", "all_amide_clpp_mara.toml",
+           "synth_sa_clpp_dap.toml", "synth_sa_clpp_mara.toml", "drd2_docking.toml", "docking_smoke.toml"]
 CLPP_RECEPTOR = REPO.parent / "shared" / "data" / "receptors" / "clpp_7uvu" / "7uvu-2-monomers-pdbfixer.pdbqt"
 
 

@@ -13,6 +13,7 @@ from mara_chem.report.curves import circles_curve, hits_curve, molecules_of, sco
 from mara_chem.report.molecules import grid_png, hits_frame, top_hits_table, write_hits_csv, write_hits_sdf
 from mara_chem.report.objective import load_run_record, objective_html, pose_files, pose_index
 from mara_chem.report.page import img_tag, page, section
+from mara_chem.report.routes import routes_section
 
 
 def _plot_section(log: OracleLog, threshold: float, budget: int, opts: MetricOptions) -> str:
@@ -43,7 +44,8 @@ def _hits_section(run_dir: Path, log: OracleLog, threshold: float, budget: int, 
     note = f"<p>{len(df)} hits exported to hits.csv and hits.sdf ({n_sdf} records); best {min(top, len(df))} shown.</p>"
     if poses and len(df):
         body += top_hits_table(df.head(top), [f"{e}_pose" for e in poses])
-    return section(f"Top hits (score ≥ {threshold})", note + body), n_sdf
+    routes = routes_section(run_dir, df["smiles"].tolist(), top)
+    return section(f"Top hits (score ≥ {threshold})", note + body) + routes, n_sdf
 
 
 def write_report(run_dir: str | Path, threshold: float = 0.8, budget: int | None = None, top: int = 24,

@@ -6,3 +6,4 @@ try:  # docking needs the optional vina/meeko stack only when used; the module i
     from mara_chem.scoring.components import docking  # noqa: F401
 except ImportError:  # pragma: no cover - module not present in a partial install
     pass
+from mara_chem.scoring.components import retrosynthesis  # noqa: F401,E402  (syntheseus is imported by its workers)

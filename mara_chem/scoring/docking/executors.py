@@ -5,6 +5,9 @@ The parallel executors share one scheduling loop (``_ParallelExecutor``): each w
 receptor maps once, then takes one ligand at a time; a ligand that overruns ``timeout_s`` has its worker
 killed and replaced (Vina cannot be interrupted inside its C++ search), and a worker that dies takes only
 its current ligand with it. Backends fill four hooks: spawn, send, poll, kill.
+The worker class is a parameter (default ``VinaWorker``): anything built from picklable settings with a
+``cpu_per_worker`` field, answering ``ping()`` and ``dock(smiles)`` with an outcome that has ``smiles``,
+runs on the same executors (the retrosynthesis component's ``RetroWorker`` does).
 """
 
 from __future__ import annotations
@@ -73,8 +76,10 @@ class DockingExecutor(ABC):
         timeout_s: float = 120.0,
         address: str | None = None,
         init_timeout_s: float = 600.0,
+        worker_cls: type = VinaWorker,
     ):
         self.settings = settings
+        self.worker_cls = worker_cls
         self.requested_workers = n_workers
         self.timeout_s = timeout_s
         self.address = address
@@ -123,7 +128,7 @@ class SerialExecutor(DockingExecutor):
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self._worker: VinaWorker | None = None
+        self._worker: Any = None
 
     @property
     def n_workers(self) -> int:
@@ -131,7 +136,7 @@ class SerialExecutor(DockingExecutor):
 
     def _map(self, smiles: list[str]) -> list[DockOutcome]:
         if self._worker is None:
-            self._worker = VinaWorker(self.settings)
+            self._worker = self.worker_cls(self.settings)
         outcomes = []
         for smi in smiles:
             out = self._worker.dock(smi)
@@ -318,14 +323,14 @@ class PoolExecutor(_ParallelExecutor):
         parent, child = ctx.Pipe()
         # the settings (with the receptor text) follow over the pipe once the child says hello: handed to
         # Process they are written before it starts, and a child that dies early would block that write forever
-        process = ctx.Process(target=pool_worker_main, args=(child,), daemon=True, name="vina-worker")
+        process = ctx.Process(target=pool_worker_main, args=(child,), daemon=True, name=f"{self.worker_cls.__name__}")
         process.start()
         child.close()
         return _ProcessWorker(process, parent)
 
     def _hello(self, worker: _ProcessWorker) -> None:
         super()._hello(worker)
-        worker.conn.send(self.settings)
+        worker.conn.send((self.settings, self.worker_cls))
 
     def _send(self, worker: _ProcessWorker, smiles: str) -> None:
         worker.conn.send(smiles)
@@ -390,7 +395,7 @@ class RayExecutor(_ParallelExecutor):
                 options["num_cpus"] = self.n_workers * self.settings.cpu_per_worker
             ray.init(**options)
             self._owns_ray = True
-        self._actor_cls = ray.remote(num_cpus=self.settings.cpu_per_worker, max_restarts=0)(VinaWorker)
+        self._actor_cls = ray.remote(num_cpus=self.settings.cpu_per_worker, max_restarts=0)(self.worker_cls)
 
     def _default_workers(self) -> int:
         import ray

@@ -137,21 +137,22 @@ def check_receptor_parses(receptor_pdbqt: str, label: str) -> None:
 
 
 def pool_worker_main(conn: Any) -> None:
-    """Entry point of a pool process: say hello, receive the settings over the pipe, then serve."""
+    """Entry point of a pool process: say hello, receive the settings and worker class over the pipe, then serve."""
     conn.send(("hello", None))
     try:
-        settings = conn.recv()
+        settings, worker_cls = conn.recv()
     except EOFError:
         return
-    worker_main(conn, settings)
+    worker_main(conn, settings, worker_cls)
 
 
-def worker_main(conn: Any, settings: DockingSettings) -> None:
+def worker_main(conn: Any, settings: Any, worker_cls: type = VinaWorker) -> None:
     """Entry point of a pool process: build the worker, say 'ready', then answer (index, SMILES) requests."""
     try:
-        worker = VinaWorker(settings)
+        worker = worker_cls(settings)
     except Exception as exc:
-        conn.send(("init_error", f"receptor {settings.receptor_name}: {type(exc).__name__}: {_first_line(str(exc))}"))
+        label = f"receptor {settings.receptor_name}" if isinstance(settings, DockingSettings) else worker_cls.__name__
+        conn.send(("init_error", f"{label}: {type(exc).__name__}: {_first_line(str(exc))}"))
         return
     conn.send(("ready", None))
     while True:

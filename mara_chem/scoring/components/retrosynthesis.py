@@ -1,0 +1,215 @@
+"""``retrosynthesis``: is there a route from the molecule to purchasable building blocks?
+
+Score 1 for a route found within the limits, 0 for none (``score = "graded"``: a one-step route scores 1,
+each further step costs 1/max_steps). The search (``mara_chem.scoring.retro``) applies rxn-insight's named
+reactions backwards (rdchiral) inside a syntheseus Retro*, MCTS or breadth-first search, with a stock of
+molbloom's ZINC in-stock filter plus an optional file of purchasable SMILES. ``reactions = "amide_only"``
+allows amide couplings only, so every reaction of a route is one (the ALL-AMIDE protocol).
+
+A molecule whose search hits ``time_limit_s`` without a route is a failure with that reason (NaN, zero
+reward when required), so a slow machine never passes for an unsolvable molecule; such outcomes are not
+cached. Each scored molecule's outcome (steps, routes found, seconds, and the best route's reactions with
+names and classes) is appended to ``routes_file``; set it to ``RUN_DIR/routes.jsonl`` and ``mara-chem
+report`` shows the routes of the hits. Workers run on the docking executors (``pool`` or ``ray``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, field_validator, model_validator
+
+from mara_chem.chem.smiles import to_mol
+from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
+from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors
+from mara_chem.scoring.retro.cache import RouteCache
+from mara_chem.scoring.retro.search import (
+    ALGORITHMS,
+    CATALOGS,
+    REACTION_SETS,
+    RetroSettings,
+    RetroWorker,
+    RouteOutcome,
+    canonical_smiles_list,
+)
+
+log = logging.getLogger(__name__)
+
+
+class RetrosynthesisParams(ComponentParams):
+    """Endpoint ``params`` of ``retrosynthesis``. Paths are relative to the working directory."""
+
+    reactions: str = Field("any", description="any | amide_only (every reaction of the route an amide coupling)")
+    algorithm: str = Field("retro_star", description="retro_star | mcts | bfs (syntheseus)")
+    time_limit_s: float = Field(10.0, gt=0, description="search time per molecule; hit without a route = failure")
+    max_iterations: int = Field(200, ge=1, description="search iterations per molecule")
+    max_steps: int = Field(5, ge=1, description="longest route accepted (reactions)")
+    max_routes: int = Field(10, ge=1, description="routes extracted and counted per molecule")
+    stop_on_first_solution: bool = Field(True, description="false: search on to count routes (slower)")
+    results_per_expansion: int = Field(50, ge=1, description="template proposals kept per molecule expanded")
+    score: str = Field("solved", description="solved (0/1) | graded (fewer steps better)")
+    catalog: str = Field("zinc-instock-mini", description="molbloom catalog, or 'none' for purchasable_file only")
+    max_stock_heavy_atoms: int | None = Field(30, ge=1, description="molbloom hits larger than this are not stock")
+    stock_margin_heavy_atoms: int = Field(1, ge=0, description="molbloom hits need this many heavy atoms fewer than the target")
+    purchasable_file: str | None = Field(None, description="purchasable SMILES, one per line (exact matches)")
+    templates_file: str | None = Field(None, description="JSON-lines SMIRKS file; None: rxn-insight's bundled one")
+    executor: str = Field("pool", description="serial | pool | ray")
+    n_workers: int | None = Field(None, ge=1, description="None: all cores (Ray with an address: all cluster CPUs)")
+    address: str | None = Field(None, description="Ray cluster address; None: local")
+    hard_timeout_s: float | None = Field(None, gt=0, description="kill a worker stuck this long (default 2 x time limit + 60)")
+    cache_path: str | None = Field(None, description="sqlite file of searched molecules, reused across runs")
+    routes_file: str | None = Field(None, description="append each molecule's outcome and best route (JSON lines)")
+
+    @field_validator("reactions")
+    @classmethod
+    def _reactions(cls, value: str) -> str:
+        if value not in REACTION_SETS:
+            raise ValueError(f"unknown reaction set {value!r}; valid: {list(REACTION_SETS)}")
+        return value
+
+    @field_validator("algorithm")
+    @classmethod
+    def _algorithm(cls, value: str) -> str:
+        if value not in ALGORITHMS:
+            raise ValueError(f"unknown search algorithm {value!r}; valid: {list(ALGORITHMS)}")
+        return value
+
+    @field_validator("score")
+    @classmethod
+    def _score(cls, value: str) -> str:
+        if value not in ("solved", "graded"):
+            raise ValueError(f"unknown score {value!r}; valid: ['graded', 'solved']")
+        return value
+
+    @field_validator("catalog")
+    @classmethod
+    def _catalog(cls, value: str) -> str:
+        if value not in CATALOGS:
+            raise ValueError(f"unknown stock catalog {value!r}; valid: {list(CATALOGS)}")
+        return value
+
+    @field_validator("executor")
+    @classmethod
+    def _executor(cls, value: str) -> str:
+        if value.lower() not in list_executors():
+            raise ValueError(f"unknown executor {value!r}; valid: {list_executors()}")
+        return value.lower()
+
+    @field_validator("purchasable_file", "templates_file")
+    @classmethod
+    def _exists(cls, value: str | None) -> str | None:
+        if value is not None and not Path(value).is_file():
+            raise ValueError(f"file not found: {value}")
+        return value
+
+    @model_validator(mode="after")
+    def _stock(self) -> "RetrosynthesisParams":
+        if self.catalog == "none" and self.purchasable_file is None:
+            raise ValueError("catalog = 'none' needs a purchasable_file (otherwise nothing is in stock)")
+        return self
+
+
+class Retrosynthesis(ScoringComponent):
+    """Route found (1) or not (0) per molecule; executor and cache live as long as the component."""
+
+    name = "retrosynthesis"
+    aliases = ("Retrosynthesis", "retro")
+    required_by_default = True  # an expensive oracle: failing it must not let QED alone carry the score
+    Params = RetrosynthesisParams
+    params: RetrosynthesisParams
+    raw_range = (0.0, 1.0)  # solved (1) or not (0), or the graded score: usable without a transform
+    # the contract suite's example: amide couplings only, in this process (fast and machine-independent)
+    example_params = {"executor": "serial", "reactions": "amide_only", "time_limit_s": 60}
+
+    def __init__(self, params: RetrosynthesisParams | dict | None = None):
+        super().__init__(params)
+        missing = [m for m in ("syntheseus", "rdchiral", "molbloom") if importlib.util.find_spec(m) is None]
+        if missing:
+            raise ValueError(f"retrosynthesis needs {', '.join(missing)}: pip install 'mara-chem[retro]' "
+                             "and pip install --no-deps rxn-insight")
+        p = self.params
+        purchasable = canonical_smiles_list(Path(p.purchasable_file).read_text().splitlines()) if p.purchasable_file else frozenset()
+        self.settings = RetroSettings(
+            algorithm=p.algorithm, reactions=p.reactions, time_limit_s=p.time_limit_s, max_iterations=p.max_iterations,
+            max_steps=p.max_steps, max_routes=p.max_routes, stop_on_first_solution=p.stop_on_first_solution,
+            results_per_expansion=p.results_per_expansion, catalog=p.catalog,
+            max_stock_heavy_atoms=p.max_stock_heavy_atoms, stock_margin_heavy_atoms=p.stock_margin_heavy_atoms,
+            purchasable_smiles=purchasable,
+            templates_path=p.templates_file,
+        )
+        self.fingerprint = self.settings.fingerprint()
+        self.cache = RouteCache(p.cache_path, self.fingerprint) if p.cache_path else None
+        self._executor: DockingExecutor | None = None
+        self._routes_written: set[str] = set()
+
+    @property
+    def executor(self) -> DockingExecutor:
+        """Started on first use, so building the component (e.g. to validate a run) costs nothing."""
+        if self._executor is None:
+            p = self.params
+            timeout = p.hard_timeout_s or 2 * p.time_limit_s + 60
+            self._executor = build_executor(p.executor, self.settings, n_workers=p.n_workers, timeout_s=timeout,
+                                            address=p.address, worker_cls=RetroWorker)
+        return self._executor
+
+    def score_batch(self, smiles: list[str]) -> list[float | Failure]:
+        start = time.perf_counter()
+        valid = [s for s in dict.fromkeys(smiles) if to_mol(s) is not None]
+        outcomes: dict[str, Any] = self.cache.get(valid) if self.cache is not None else {}
+        n_cached = len(outcomes)
+        todo = [s for s in valid if s not in outcomes]
+        if todo:
+            searched = self.executor.map(todo)
+            if self.cache is not None:
+                self.cache.put(o for o in searched if isinstance(o, RouteOutcome))
+            outcomes.update((o.smiles, o) for o in searched)
+        if self.params.routes_file:
+            self._write_routes([outcomes[s] for s in valid])
+        n_solved = sum(1 for s in valid if isinstance(outcomes[s], RouteOutcome) and outcomes[s].solved)
+        log.info("retrosynthesis: %d molecules, %d searched, %d from cache, %d solved, %.1f s",
+                 len(valid), len(todo), n_cached, n_solved, time.perf_counter() - start)
+        return [self._value(outcomes.get(s)) for s in smiles]
+
+    def _value(self, outcome: Any) -> float | Failure:
+        if outcome is None:
+            return Failure("invalid SMILES")
+        if not isinstance(outcome, RouteOutcome):  # the executor's own timeout or a dead worker
+            return Failure(outcome.reason or "unknown search failure")
+        if outcome.solved:
+            if self.params.score == "graded":
+                return (self.params.max_steps - outcome.steps + 1) / self.params.max_steps  # type: ignore[operator]
+            return 1.0
+        if outcome.reason:
+            return Failure(outcome.reason)
+        return 0.0
+
+    def _write_routes(self, outcomes: list[Any]) -> None:
+        path = Path(self.params.routes_file)  # type: ignore[arg-type]
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a") as handle:
+            for o in outcomes:
+                if o.smiles in self._routes_written:
+                    continue
+                record = json.loads(o.to_json()) if isinstance(o, RouteOutcome) else {"smiles": o.smiles, "solved": False, "reason": o.reason}
+                record["reactions"] = self.params.reactions
+                handle.write(json.dumps(record) + "\n")
+                self._routes_written.add(o.smiles)
+
+    def cache_key(self) -> str:
+        return f"{self.name}:{self.fingerprint}:{self.params.score}"
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.close()
+            self._executor = None
+        if self.cache is not None:
+            self.cache.close()
+            self.cache = None
+
+
+__all__: list[Any] = ["Retrosynthesis", "RetrosynthesisParams"]

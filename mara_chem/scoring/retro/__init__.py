@@ -1,0 +1,1 @@
+"""Offline retrosynthesis: rxn-insight's named-reaction templates, syntheseus search, a molbloom ZINC stock."""

@@ -1,0 +1,252 @@
+"""One molecule in, one route (or the reason there is none) out: syntheseus search over the template model.
+
+``RetroSettings`` is everything that determines an outcome, picklable (the purchasable list travels as
+text, so a Ray node needs no shared filesystem). ``RetroWorker`` builds the model and stock once and plans
+many molecules; it has the ``ping``/``dock`` methods of a docking worker, so the docking executors
+(``serial``, ``pool``, ``ray``) run it unchanged. The search always expands the target (a route has at
+least one reaction, even for a target that is itself in stock), stops at its first solution by default, and is bounded by ``time_limit_s`` and
+``max_iterations``. A search that runs out of time without a route says so in ``reason``; such outcomes
+depend on the machine and are not cached.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from collections.abc import Iterable
+
+from rdkit import Chem
+
+from mara_chem.scoring.retro.templates import TemplateSet, load_templates
+
+# Bump when the model, stock or route extraction changes in a way that changes outcomes (invalidates caches).
+RETRO_VERSION = 2
+ALGORITHMS = ("retro_star", "mcts", "bfs")
+REACTION_SETS = ("any", "amide_only")
+CATALOGS = ("zinc-instock-mini", "zinc-instock", "zinc20", "none")
+#: commodity amines sold as solutions or salts, which molbloom's filter and common-reagent list lack
+REAGENTS = frozenset({"NO", "CN", "CNC", "CCN"})
+
+
+def canonical_smiles_list(lines: Iterable[str]) -> frozenset[str]:
+    """Canonical SMILES of the first column of each non-empty, non-comment line (unparsable lines dropped)."""
+    out = set()
+    for line in lines:
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        mol = Chem.MolFromSmiles(line.split()[0])
+        if mol is not None:
+            out.add(Chem.MolToSmiles(mol))
+    return frozenset(out)
+
+
+
+@dataclass(frozen=True)
+class RetroSettings:
+    """Search, stock and template settings (``cpu_per_worker`` is layout only, for the executors)."""
+
+    algorithm: str = "retro_star"
+    reactions: str = "any"
+    time_limit_s: float = 10.0
+    max_iterations: int = 200
+    max_steps: int = 5
+    max_routes: int = 10
+    stop_on_first_solution: bool = True
+    results_per_expansion: int = 50
+    catalog: str = "zinc-instock-mini"
+    max_stock_heavy_atoms: int | None = 30
+    stock_margin_heavy_atoms: int = 1
+    purchasable_smiles: frozenset[str] = field(default=frozenset(), repr=False)
+    templates_path: str | None = None
+    cpu_per_worker: int = 1
+
+    def __post_init__(self) -> None:
+        if self.algorithm not in ALGORITHMS:
+            raise ValueError(f"unknown search algorithm {self.algorithm!r}; valid: {list(ALGORITHMS)}")
+        if self.reactions not in REACTION_SETS:
+            raise ValueError(f"unknown reaction set {self.reactions!r}; valid: {list(REACTION_SETS)}")
+
+    def template_set(self) -> TemplateSet:
+        templates = load_templates(self.templates_path)
+        return templates.amide_only() if self.reactions == "amide_only" else templates
+
+    def fingerprint(self) -> str:
+        """Hash of what changes an outcome: settings, template set, purchasable list, library versions."""
+        payload: dict[str, Any] = {k: v for k, v in asdict(self).items()
+                                   if k not in ("cpu_per_worker", "purchasable_smiles", "templates_path")}
+        payload["purchasable_sha256"] = hashlib.sha256("\n".join(sorted(self.purchasable_smiles)).encode()).hexdigest()
+        payload["template_sha256"] = self.template_set().sha256
+        payload["retro_version"] = RETRO_VERSION
+        payload["versions"] = {p: _version(p) for p in ("syntheseus", "rdkit", "rdchiral", "molbloom", "rxn-insight")}
+        return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+
+@dataclass
+class RouteOutcome:
+    """One molecule's search: ``steps`` of the best (shortest) route, or None; ``route`` lists its reactions
+    from the target down (each: product, reactants, reaction SMILES, name, class)."""
+
+    smiles: str
+    solved: bool = False
+    steps: int | None = None
+    n_routes: int = 0
+    seconds: float = 0.0  # wall clock (what the time limit counts)
+    cpu_seconds: float = 0.0  # this worker's CPU time: the one-core cost, whatever the machine's load
+    route: list[dict[str, Any]] | None = None
+    reason: str | None = None
+    cacheable: bool = True
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> "RouteOutcome":
+        return cls(**json.loads(text))
+
+
+class RetroWorker:
+    """Template model + stock built once; ``dock(smiles)`` (the executors' entry point) plans one molecule."""
+
+    def __init__(self, settings: RetroSettings):
+        from mara_chem.scoring.retro.model import TemplateBackwardModel
+        from mara_chem.scoring.retro.stock import BloomStock
+
+        self.settings = settings
+        self.model = TemplateBackwardModel(settings.template_set(), default_num_results=settings.results_per_expansion,
+                                           max_cache_size=20_000)
+        self.stock = BloomStock(settings.catalog, settings.purchasable_smiles, settings.max_stock_heavy_atoms)
+
+    def ping(self) -> bool:
+        return True
+
+    def dock(self, smiles: str) -> RouteOutcome:
+        """Named like the docking workers' method so the shared executors can call it."""
+        return self.plan(smiles)
+
+    def plan(self, smiles: str) -> RouteOutcome:
+        from syntheseus.interface.molecule import Molecule
+
+        start, cpu_start = time.perf_counter(), time.process_time()
+        try:
+            target = Molecule(smiles)
+        except Exception:
+            return RouteOutcome(smiles, reason="invalid SMILES")
+        algorithm = self._algorithm(_NotTheTarget(self.stock, target, self.settings.stock_margin_heavy_atoms))
+        graph, _ = algorithm.run_from_mol(target)
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+        routes = [_route_steps(graph, nodes) for nodes in _solved_routes(graph, self.settings.max_routes)]
+        routes = [r for r in routes if len(r) <= self.settings.max_steps]
+        if routes:  # shortest, then the one whose reactions the model ranked highest
+            best = min(routes, key=lambda r: (len(r), -sum(step["log_probability"] for step in r)))
+            return RouteOutcome(smiles, True, len(best), len(routes), seconds, cpu, best)
+        if seconds >= self.settings.time_limit_s:
+            reason = f"no route within the {self.settings.time_limit_s:g} s time limit"
+            return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu, reason=reason, cacheable=False)
+        return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu)
+
+    def _algorithm(self, stock: Any) -> Any:
+        from syntheseus.search.algorithms.best_first.retro_star import RetroStarSearch
+        from syntheseus.search.algorithms.breadth_first import AndOr_BreadthFirstSearch
+        from syntheseus.search.algorithms.mcts.base import pucb_bound
+        from syntheseus.search.algorithms.mcts.molset import MolSetMCTS
+        from syntheseus.search.node_evaluation.common import (
+            ConstantNodeEvaluator,
+            HasSolutionValueFunction,
+            ReactionModelProbPolicy,
+        )
+
+        s = self.settings
+        common: dict[str, Any] = dict(
+            reaction_model=self.model, mol_inventory=stock, limit_iterations=s.max_iterations,
+            time_limit_s=s.time_limit_s, expand_purchasable_target=True, prevent_repeat_mol_in_trees=True,
+            stop_on_first_solution=s.stop_on_first_solution,
+        )
+        if s.algorithm == "retro_star":  # every reaction costs 1: the cheapest route is the shortest
+            return RetroStarSearch(and_node_cost_fn=ConstantNodeEvaluator(1.0), value_function=ConstantNodeEvaluator(0.0),
+                                   max_expansion_depth=2 * s.max_steps - 1, **common)
+        if s.algorithm == "mcts":
+            return MolSetMCTS(value_function=ConstantNodeEvaluator(0.5), reward_function=HasSolutionValueFunction(),
+                              policy=ReactionModelProbPolicy(), bound_function=pucb_bound,
+                              max_expansion_depth=s.max_steps, **common)
+        return AndOr_BreadthFirstSearch(max_expansion_depth=2 * s.max_steps - 1, **common)
+
+
+class _NotTheTarget:
+    """The stock as one search sees it: the target is never in stock (a route needs a reaction), and a
+    filter hit must have at least ``margin`` heavy atoms fewer than the target. Without that rule a Bloom
+    false positive one trivial step from the target (a deboronation, a hydrogenation, an intramolecular
+    ring closure: same size or larger) 'solves' anything; exact entries of the user's file are exempt, and so
+    are the carboxylic acids of the target's primary amides (acid + ammonia keeps the size)."""
+
+    def __init__(self, stock: Any, target: Any, margin: int):
+        self.stock, self.target = stock, target
+        self.max_filter_atoms = target.rdkit_mol.GetNumHeavyAtoms() - margin
+        self.amide_acids = _acids_of_primary_amides(target.rdkit_mol)
+
+    def is_purchasable(self, mol: Any) -> bool:
+        if mol == self.target:
+            return False
+        if mol.smiles in self.stock.extra_smiles:
+            return True
+        small = mol.rdkit_mol.GetNumHeavyAtoms() <= self.max_filter_atoms or mol.smiles in self.amide_acids
+        return small and self.stock.is_purchasable(mol)
+
+    def fill_metadata(self, mol: Any) -> None:
+        mol.metadata["is_purchasable"] = self.is_purchasable(mol)
+
+
+def _acids_of_primary_amides(mol: Any) -> set[str]:
+    """Canonical SMILES of ``mol`` with one of its primary amides C(=O)NH2 turned into C(=O)OH."""
+    from rdkit import Chem
+    from rdkit.Chem import AllChem
+
+    rxn = AllChem.ReactionFromSmarts("[C:1](=[O:2])[NH2]>>[C:1](=[O:2])[OH]")
+    acids = set()
+    for (product,) in rxn.RunReactants((mol,)):
+        try:
+            Chem.SanitizeMol(product)
+            acids.add(Chem.MolToSmiles(product))
+        except Exception:
+            continue
+    return acids
+
+
+def _solved_routes(graph: Any, max_routes: int) -> list:
+    from syntheseus.search.analysis.route_extraction import iter_routes_time_order
+
+    if not graph.root_node.has_solution:
+        return []
+    return list(iter_routes_time_order(graph, max_routes=max_routes))
+
+
+def _route_steps(graph: Any, nodes: Any) -> list[dict[str, Any]]:
+    """The route's reactions, breadth-first from the target."""
+    route = graph.to_synthesis_graph(nodes)
+    steps, queue = [], [route.root_node]
+    while queue:
+        rxn = queue.pop(0)
+        steps.append({
+            "product": rxn.product.smiles,
+            "reactants": [m.smiles for m in rxn.reactants],
+            "reaction_smiles": rxn.reaction_smiles,
+            "name": rxn.metadata.get("source", ""),
+            "class": rxn.metadata.get("reaction_class", ""),
+            "log_probability": float(rxn.metadata.get("log_probability", 0.0)),
+        })
+        queue.extend(route.successors(rxn))
+    return steps
+
+
+
+
+def _version(package: str) -> str:
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return "absent"

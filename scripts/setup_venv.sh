@@ -43,3 +43,6 @@ if [ "$MODE" = test ] && [ -f "$reinvent_archive" ] && [ ! -f "$reinvent_stamp" 
     rm -f "$constraint" .venv/.reinvent-installed-*
     touch "$reinvent_stamp"
 fi
+# guacamol (the Guacamol scoring component, PMO objectives): --no-deps, because its pinned FCD==1.1 pulls
+# TensorFlow, which goal-directed scoring never uses (mara_chem/scoring/components/guacamol.py has the shims).
+.venv/bin/python -c "import guacamol" 2>/dev/null || .venv/bin/python -m pip install -q --no-deps "guacamol==0.5.5"

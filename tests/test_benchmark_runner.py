@@ -11,9 +11,12 @@ import importlib.util
 import json
 import math
 import sys
+import types
 from pathlib import Path
 
 import pytest
+
+from mara_chem.data.moses import sha256_of
 
 REPO = Path(__file__).resolve().parents[1]
 PRIOR = REPO / "priors" / "moses-gru-2x256.prior"
@@ -22,9 +25,14 @@ PRIOR = REPO / "priors" / "moses-gru-2x256.prior"
 def _load_runner():
     spec = importlib.util.spec_from_file_location("run_benchmark", REPO / "benchmarks" / "run_benchmark.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["run_benchmark"] = module  # dataclasses resolve annotations through sys.modules
-    spec.loader.exec_module(module)
-    return module
+    sys.modules["run_benchmark"] = module
+    spec.loader.exec_module(module)  # puts benchmarks/ on sys.path: the benchlab package
+    import benchlab.cli, benchlab.jobs, benchlab.stats, benchlab.tasks, benchlab.variants  # noqa: E401
+
+    return types.SimpleNamespace(main=module.main, available_tasks=benchlab.tasks.available_tasks,
+                                 load_task=benchlab.tasks.load_task, run_config=benchlab.jobs.run_config,
+                                 Job=benchlab.jobs.Job, variants=benchlab.variants.load_variants(),
+                                 welch_p=benchlab.stats.welch_p, jobs=benchlab.jobs, sha256_of=sha256_of)
 
 
 @pytest.fixture(scope="module")
@@ -38,17 +46,20 @@ def test_task_files_load(runner) -> None:
     for task in tasks.values():
         assert 0 < task.lenient < task.strict <= 1
         assert len(task.regions) >= 3, f"{task.name} should define several high-scoring regions"
-        cfg = runner.run_config(runner.Job(task, "dap", 0, 10, "prior", Path("/tmp/x")))
+        cfg = runner.run_config(runner.Job(task, runner.variants["dap"], 0, 10, str(PRIOR), Path("/tmp/x")))
         assert cfg["stage"][0]["max_oracle_calls"] == 10
+        assert cfg["diversity_filter"]["minscore"] == task.lenient  # the filter sees every hit
 
 
-def test_strategies_validate(runner) -> None:
+def test_variants_validate_and_tau_follows_the_task(runner) -> None:
     from mara_chem.rl.config import load_run_config
 
-    task = next(iter(runner.available_tasks().values()))
-    for name in runner.STRATEGIES:
-        cfg = load_run_config(runner.run_config(runner.Job(task, name, 0, 10, "prior", Path("/tmp/x"))))
-        assert cfg.learning_strategy["type"] == name
+    for task in runner.available_tasks().values():
+        for variant in runner.variants.values():
+            cfg = load_run_config(runner.run_config(runner.Job(task, variant, 0, 10, str(PRIOR), Path("/tmp/x"))))
+            assert cfg.learning_strategy["type"] == variant.learning_strategy["type"]
+            if variant.learning_strategy.get("tau") == "@strict":
+                assert cfg.learning_strategy["tau"] == task.strict
 
 
 def test_welch_p(runner) -> None:
@@ -60,7 +71,7 @@ def test_welch_p(runner) -> None:
 @pytest.mark.skipif(not PRIOR.exists(), reason="the bundled prior priors/moses-gru-2x256.prior is not there yet")
 def test_smoke_grid(runner, tmp_path: Path, capsys) -> None:
     runs, out = tmp_path / "runs", tmp_path / "out"
-    argv = ["--tasks", "ref_neighbourhoods", "--strategies", "dap", "mara", "--seeds", "0", "--budget", "64",
+    argv = ["--tasks", "ref_neighbourhoods", "--variants", "dap", "mara", "--seeds", "0", "--budget", "64",
             "--max-steps", "4", "--workers", "1", "--prior", str(PRIOR), "--runs", str(runs), "--out", str(out),
             "--ob-n", "5"]
     assert runner.main(argv) == 0
@@ -91,3 +102,42 @@ def test_smoke_grid(runner, tmp_path: Path, capsys) -> None:
     capsys.readouterr()
     assert runner.main(argv) == 0
     assert "2 already finished, 0 to run" in capsys.readouterr().out
+
+
+def test_a_changed_task_is_not_reused(runner, tmp_path: Path) -> None:
+    """A finished run is reused only for the same task file: changing a threshold (and with it MARA's τ and the
+    filter's minscore) or anything else in the file makes it a different run."""
+    original = REPO / "benchmarks" / "tasks" / "ref_neighbourhoods.toml"
+    changed = tmp_path / "ref_neighbourhoods.toml"
+    changed.write_text(original.read_text().replace("thresholds = [0.80, 0.85]", "thresholds = [0.80, 0.90]"))
+    job = runner.Job(runner.load_task(original), runner.variants["mara"], 0, 10, str(PRIOR), tmp_path / "run")
+    job.run_dir.mkdir()
+    record = {"config_sha256": runner.jobs.config_fingerprint(job)["sha256"]}
+    (job.run_dir / runner.jobs.DONE_NAME).write_text(json.dumps(record))
+    assert runner.jobs.is_finished(job)
+    same_place = runner.Job(runner.load_task(changed), job.variant, 0, 10, str(PRIOR), job.run_dir)
+    assert not runner.jobs.is_finished(same_place)
+    assert "another configuration" in runner.jobs.stale_reason(same_place)
+    for other in (runner.Job(job.task, runner.variants["mara_memory"], 0, 10, str(PRIOR), job.run_dir),
+                  runner.Job(job.task, job.variant, 0, 20, str(PRIOR), job.run_dir),
+                  runner.Job(job.task, job.variant, 0, 10, str(PRIOR), job.run_dir, batch_size=32)):
+        assert not runner.jobs.is_finished(other)
+
+
+def test_a_failed_run_exits_non_zero_and_leaves_the_tables(runner, tmp_path: Path, capsys) -> None:
+    broken = tmp_path / "broken.prior"
+    broken.write_bytes(b"not a prior")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.md").write_text("previous tables")
+    argv = ["--tasks", "ref_neighbourhoods", "--variants", "dap", "--seeds", "0", "--budget", "64", "--workers", "1",
+            "--prior", str(broken), "--runs", str(tmp_path / "runs"), "--out", str(out)]
+    assert runner.main(argv) == 1
+    assert "FAILED" in capsys.readouterr().out
+    assert (out / "results.md").read_text() == "previous tables"
+    assert sorted(p.name for p in out.iterdir()) == ["results.md"]
+
+
+def test_an_unknown_variant_is_a_one_line_error(runner, tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="unknown variant.*nope.*valid: dap"):
+        runner.main(["--variants", "nope", "--out", str(tmp_path)])

@@ -74,3 +74,15 @@ def test_circles_distance_threshold() -> None:
     assert n_circles([PHENOL, CRESOL, BENZOIC], t=0.0) == 3
     assert n_circles([PHENOL, PHENOL], t=0.0) == 1  # distance must be strictly greater than t
     assert n_circles(FAR_APART, t=1.0) == 1
+
+
+def test_circles_visit_hits_in_discovery_order_by_default() -> None:
+    """Without a seed the hits are visited as found (oracle-log order): deterministic, and the count over the
+    first k hits never decreases with k. Phenol found first covers paracetamol and cresol (1 circle);
+    paracetamol found first leaves cresol outside its circle (2)."""
+    assert n_circles([PHENOL, PARACETAMOL, CRESOL]) == 1
+    assert n_circles([PARACETAMOL, PHENOL, CRESOL]) == 2
+    assert circle_order(3).tolist() == [0, 1, 2]
+    found = [PARACETAMOL, PHENOL, CRESOL, *FAR_APART]
+    prefix_counts = [n_circles(found[:k]) for k in range(len(found) + 1)]
+    assert prefix_counts == sorted(prefix_counts) and prefix_counts[-1] == n_circles(found)

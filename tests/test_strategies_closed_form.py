@@ -7,7 +7,7 @@ their formulas, independently of the strategy code:
 
 - reverse KL: G_β ∝ π_0·exp(R/β);  forward KL: G_fwd = β·π_0/(Λ − R), Λ solved so that Σ G_fwd = 1;
 - MARA: Ḡ ∝ π_0·exp(R/β) below τ and π_0(z)·exp(R(z)/β) on H = {R ≥ τ}, z = argmax_H π_0;
-- IPS without KL: p ∝ R.
+- IPS without KL: p ∝ R; with outcomes grouped into classes (scaffold/cluster outcomes), p(class) ∝ R(class).
 
 Samplers: ``iid`` (multinomial, what the loop does) and ``systematic`` (one uniform offset, B evenly spaced
 points through the CDF: every outcome's count is within 1 of B·π, an unbiased low-variance sampler). The
@@ -26,6 +26,7 @@ import pytest
 import torch
 from scipy.special import lambertw
 
+from mara_chem.rl.outcomes import OutcomeTracker, outcome_ids
 from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, build_strategy
 
 PRIOR = torch.tensor([0.30, 0.25, 0.18, 0.12, 0.10, 0.05])
@@ -116,6 +117,8 @@ def train(
     sampler: Sampler = iid,
     deduplicate: bool = False,
     prior_samples: int = 0,
+    reward: torch.Tensor = REWARD,
+    outcomes: Callable[[torch.Tensor], tuple[torch.Tensor, torch.Tensor | None]] | None = None,
 ) -> torch.Tensor:
     """Train softmax θ from log π_0 with Adam (constant lr, then cosine to 0 over the second half)."""
     gen = torch.Generator().manual_seed(seed)
@@ -134,12 +137,14 @@ def train(
         extra = {}
         if prior_samples:
             extra["prior_sample_agent_logp"] = logp[sampler(PRIOR, prior_samples, gen)]
+        ids, p_hat = (y, None) if outcomes is None else outcomes(y)
         out = strategy(
             StrategyBatch(
                 agent_logp=logp[y],
                 prior_logp=prior_logp[y],
-                scores=REWARD[y],
-                outcome_ids=y,
+                scores=reward[y],
+                outcome_ids=ids,
+                outcome_freq=p_hat,
                 is_replay=torch.zeros(len(y), dtype=torch.bool),
                 **extra,
             )
@@ -252,3 +257,36 @@ def test_ips_dap_keeps_dap_target_with_log_z_and_is_biased_without():
     without = train(build_strategy(type="ips_dap", sigma=SIGMA, learn_log_z=False))
     assert l1(with_log_z, g_beta(PRIOR, REWARD, BETA)) < 1e-3
     assert l1(without, deduplicated_dap_fixed_point(PRIOR.log() + SIGMA * REWARD)) < 0.01
+
+
+# --------------------------------------------------------------------------- class-level outcomes (IPS)
+CLASS_OF = torch.tensor([0, 0, 1, 1, 1, 2])  # e.g. three scaffolds: prior mass 0.55, 0.40, 0.05
+CLASS_REWARD = torch.tensor([0.3, 0.5, 0.9])
+ITEM_REWARD = CLASS_REWARD[CLASS_OF]
+CLASS_TARGET = CLASS_REWARD / CLASS_REWARD.sum()  # p(class) ∝ R(class)
+
+
+def class_mass(p: torch.Tensor) -> torch.Tensor:
+    return torch.zeros(3).index_add_(0, CLASS_OF, p)
+
+
+def class_keys(y: torch.Tensor) -> list[str]:
+    return [f"class{int(c)}" for c in CLASS_OF[y]]
+
+
+def test_class_level_ips_reaches_reward_proportional_classes():
+    """IPS counting classes: Σ_c R(c)/π(c)·∇π(c) = ∇Σ_c R(c)·log π(c), optimum π(c) ∝ R(c). Counting items
+    instead reaches p ∝ R per item, which puts different mass on the classes (0.2/0.5/0.3 here)."""
+    by_class = train(build_strategy(type="ips_grpo"), reward=ITEM_REWARD, outcomes=lambda y: (outcome_ids(class_keys(y)), None))
+    by_item = train(build_strategy(type="ips_grpo"), reward=ITEM_REWARD)
+    assert l1(class_mass(by_class), CLASS_TARGET) < 0.05
+    assert l1(class_mass(by_item), CLASS_TARGET) > 0.2
+    assert l1(by_item, ITEM_REWARD / ITEM_REWARD.sum()) < 0.05
+
+
+def test_class_level_ips_with_window_frequencies_keeps_the_fixed_point():
+    """p̂ pooled over the last 4 steps (OutcomeTracker, frequency = "window") lags the policy but has the same
+    fixed point, p(class) ∝ R(class)."""
+    tracker = OutcomeTracker(frequency="window", frequency_window=4)
+    p = train(build_strategy(type="ips_grpo"), reward=ITEM_REWARD, outcomes=lambda y: tracker.step(class_keys(y)))
+    assert l1(class_mass(p), CLASS_TARGET) < 0.05

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from enum import IntEnum
+from functools import lru_cache
 
 from rdkit import Chem, rdBase
 from rdkit.Chem.Scaffolds import MurckoScaffold
@@ -61,8 +62,12 @@ def randomize(smiles: str, seed: int | None = None) -> str | None:
     return Chem.MolToSmiles(Chem.RenumberAtoms(mol, order), canonical=False)
 
 
+@lru_cache(maxsize=1 << 16)
 def murcko_scaffold(smiles: str, generic: bool = False) -> str | None:
-    """Bemis-Murcko scaffold SMILES ('' for acyclic molecules), None if the SMILES is invalid."""
+    """Bemis-Murcko scaffold SMILES ('' for acyclic molecules), None if the SMILES is invalid.
+
+    Cached (a pure function of the string): a step asks for the same molecule's scaffold in the loop, the
+    diversity filter and the IPS outcomes."""
     mol = to_mol(smiles)
     if mol is None:
         return None

@@ -16,7 +16,8 @@ def add_fingerprint_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bits", type=int, default=None,
                         help="Morgan fingerprint size (default: the preset's, 2048 or 1024)")
     parser.add_argument("--circle-distance", type=float, default=0.75, help="#Circles distance t (default 0.75)")
-    parser.add_argument("--seed", type=int, default=0, help="#Circles visiting-order seed (default 0)")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="#Circles: visit the hits in a random order with this seed (default: discovery order)")
 
 
 def options_from_args(args: argparse.Namespace):

@@ -21,8 +21,8 @@ CONVENTIONS = {
     "hit": "score >= threshold; a failed (NaN) score is never a hit",
     "ob_n": "call index of the N-th unique hit; null = not reached within the budget",
     "intdiv1": "MOSES 1 - (1/n^2) sum_ij T_ij, diagonal included; null for 0 hits, 0.0 for 1 hit",
-    "n_circles": "greedy packing, join if 1 - Tanimoto > t to every chosen hit; hits in call order visited in "
-                 "numpy.random.default_rng(seed).permutation order",
+    "n_circles": "greedy packing, join if 1 - Tanimoto > t to every chosen hit; hits visited in discovery (call) "
+                 "order, or in numpy.random.default_rng(seed).permutation order when a seed is given",
     "auc_top10": "PMO top_auc: mean top-10 every 100 calls from 0 at call 0, trapezoids, last partial interval, "
                  "held flat to the budget if stopped early, divided by the budget; NaN scores left out",
     "scaffolds": "Bemis-Murcko (RDKit); acyclic hits share the empty scaffold",
@@ -37,7 +37,7 @@ class MetricOptions:
     n: int = 100
     fingerprint: FingerprintSpec = FingerprintSpec()
     circle_distance: float = CIRCLE_DISTANCE
-    seed: int = 0
+    seed: int | None = None  # #Circles visiting order: None = discovery order, else a random order
     auc_k: int = 10
     auc_freq: int = 100
 

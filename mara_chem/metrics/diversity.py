@@ -62,16 +62,20 @@ def int_div1(smiles: Sequence[str], spec: FingerprintSpec = FingerprintSpec()) -
     return int_div1_fps(fingerprints(smiles, spec))
 
 
-def circle_order(n: int, seed: int = 0) -> np.ndarray:
-    """Visiting order for greedy packing: ``numpy.random.default_rng(seed).permutation(n)`` of the input order."""
-    return np.random.default_rng(seed).permutation(n)
+def circle_order(n: int, seed: int | None = None) -> np.ndarray:
+    """Visiting order for greedy packing: the input order (``seed=None``, the default), else
+    ``numpy.random.default_rng(seed).permutation(n)`` of it."""
+    return np.arange(n) if seed is None else np.random.default_rng(seed).permutation(n)
 
 
-def n_circles_fps(fps: Sequence[ExplicitBitVect], t: float = CIRCLE_DISTANCE, seed: int = 0) -> int:
+def n_circles_fps(fps: Sequence[ExplicitBitVect], t: float = CIRCLE_DISTANCE, seed: int | None = None) -> int:
     """#Circles by greedy sphere packing: a molecule joins if 1 − Tanimoto to EVERY chosen one is > t.
 
-    Molecules are visited in ``circle_order(len(fps), seed)``; the greedy count is a lower bound of the
-    maximal packing (Xie et al. 2023, "How much space has been explored?").
+    Molecules are visited in ``circle_order(len(fps), seed)``: by default in input order, which for hits is
+    discovery order (the oracle log's call order, as the published implementation visits its input), so the
+    count is deterministic and, over a growing prefix of the hits, never decreases. A random order (``seed``)
+    changes the count by several circles on real runs. The greedy count is a lower bound of the maximal
+    packing (Xie et al. 2023, "How much space has been explored?").
     """
     chosen: list[ExplicitBitVect] = []
     for i in circle_order(len(fps), seed):
@@ -81,7 +85,7 @@ def n_circles_fps(fps: Sequence[ExplicitBitVect], t: float = CIRCLE_DISTANCE, se
     return len(chosen)
 
 
-def n_circles(smiles: Sequence[str], t: float = CIRCLE_DISTANCE, seed: int = 0,
+def n_circles(smiles: Sequence[str], t: float = CIRCLE_DISTANCE, seed: int | None = None,
               spec: FingerprintSpec = FingerprintSpec()) -> int:
     """#Circles of a set of SMILES (input order = call order for hits; see ``n_circles_fps``)."""
     return n_circles_fps(fingerprints(smiles, spec), t, seed)

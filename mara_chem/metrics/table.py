@@ -37,7 +37,8 @@ def footer(metrics: Mapping[str, object]) -> list[str]:
         f"log: {log['invalid_smiles']} invalid SMILES, {log['duplicates']} repeated SMILES, "
         f"{log['failed_scores']} failed scores, {log['dropped_lines']} dropped lines",
         f"fingerprint: {metrics['fingerprint']['description']}",
-        f"#Circles: distance > {circles['distance']}, seed {circles['seed']}",
+        f"#Circles: distance > {circles['distance']}, hits visited in "
+        + ("discovery order" if circles["seed"] is None else f"a random order (seed {circles['seed']})"),
         f"in-batch duplicate fraction: {dup_text}",
     ]
 

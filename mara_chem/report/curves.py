@@ -39,7 +39,7 @@ def hits_curve(log: LogLike, threshold: float, budget: int, points: int = 200) -
 
 
 def circles_curve(log: LogLike, threshold: float, budget: int, points: int = 20, t: float = CIRCLE_DISTANCE,
-                  seed: int = 0, spec: FingerprintSpec = FingerprintSpec()) -> tuple[np.ndarray, np.ndarray]:
+                  seed: int | None = None, spec: FingerprintSpec = FingerprintSpec()) -> tuple[np.ndarray, np.ndarray]:
     """(calls, #Circles of the hits within the first ``calls`` calls), same packing rule and seed as the metric."""
     calls = call_grid(budget, points)
     found = hits(molecules_of(log, budget), threshold)

@@ -21,7 +21,7 @@ __all__ = ["CHECKPOINT_NAME", "CheckpointError", "load_checkpoint", "non_finite_
 
 CHECKPOINT_NAME = "checkpoint.pt"
 FORMAT = "mara-chem-run-checkpoint"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3  # 3: the IPS outcome tracker's state
 
 
 class CheckpointError(ValueError):
@@ -54,6 +54,10 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
     if not isinstance(state, dict) or state.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a mara-chem run checkpoint (format tag {FORMAT!r} missing; "
                               "written by an older mara-chem?); start again with --overwrite")
+    if state.get("format_version") != FORMAT_VERSION:
+        raise CheckpointError(f"{path} has checkpoint format {state.get('format_version')}, this mara-chem reads "
+                              f"{FORMAT_VERSION}; finish the run with the mara-chem that started it, or start again "
+                              "with --overwrite")
     bad = non_finite_tensors(state["agent"])
     if bad:
         raise CheckpointError(f"{path}: the agent's weights are not finite (NaN/inf in {', '.join(bad[:3])}) after "

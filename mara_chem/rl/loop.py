@@ -49,6 +49,7 @@ from mara_chem.rl.checkpoint import (
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
 from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, recover_torn_line, scores_array
+from mara_chem.rl.outcomes import OutcomeTracker
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.run_lock import RunFolderBusy, RunLock
 from mara_chem.rl.run_record import CHANGES_JSON, RUN_JSON, Change, compare, describe, read_run_record, write_run_record
@@ -185,6 +186,7 @@ class StagedLearning:
         if self.agent.vocabulary != self.prior.vocabulary:
             raise RunDirError("agent and prior have different vocabularies")
         self.strategy = build_strategy(config.learning_strategy).to(self.device)
+        self.outcomes = OutcomeTracker.from_params(self.strategy.params)
         self.optimizer = torch.optim.Adam([
             {"params": list(self.agent.network.parameters()), "lr": self.strategy.params.rate},
             *self.strategy.optimizer_param_groups(),
@@ -269,6 +271,7 @@ class StagedLearning:
         if self.memory is not None and state["memory"] is not None:
             self.memory.load_state_dict(state["memory"])
         self.hits = HitTracker.from_state_dict(state["hits"])
+        self.outcomes.load_state_dict(state["outcomes"])
         self.history = [StepRecord(**r) for r in state["history"]]
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
@@ -292,6 +295,7 @@ class StagedLearning:
             "filter": self.filter.state_dict() if self.filter else None, "filter_stage": self.filter_stage,
             "memory": self.memory.state_dict() if self.memory else None,
             "hits": self.hits.state_dict(), "history": [asdict(r) for r in self.history],
+            "outcomes": self.outcomes.state_dict(),
             "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._file_digests,
         })
 
@@ -459,22 +463,21 @@ class StagedLearning:
             agent_logp = sampled_logp[idx.to(sampled_logp.device)]
         else:
             agent_logp = self.agent.sequence_log_likelihood(tokens)
-        with torch.no_grad():
-            prior_logp = self.prior.sequence_log_likelihood(tokens)
+        with torch.no_grad():  # batch and replay rows in one prior pass (row values are the same as two passes)
+            prior_logp = self.prior.sequence_log_likelihood(_stack_padded(tokens, replay_tokens, self.prior.vocabulary.pad_idx))
         scores = torch.as_tensor(filtered[keep], dtype=torch.float32, device=self.device)
-        ids = _outcome_ids(kept_canon)
+        ids, p_hat = self.outcomes.step(kept_canon, [s for s, _ in self.memory.entries] if self.memory else [])
         is_replay = torch.zeros(len(kept_canon), dtype=torch.bool)
         if replay_scores:
             agent_logp = torch.cat([agent_logp, self.agent.sequence_log_likelihood(replay_tokens)])
-            with torch.no_grad():
-                prior_logp = torch.cat([prior_logp, self.prior.sequence_log_likelihood(replay_tokens)])
             scores = torch.cat([scores, torch.as_tensor(replay_scores, dtype=torch.float32, device=self.device)])
             ids = torch.cat([ids, torch.arange(len(replay_scores)) + int(ids.max().item() if len(ids) else 0) + 1])
             is_replay = torch.cat([is_replay, torch.ones(len(replay_scores), dtype=torch.bool)])
+            p_hat = None if p_hat is None else torch.cat([p_hat, torch.ones(len(replay_scores))])
         batch = StrategyBatch(
             agent_logp=agent_logp, prior_logp=prior_logp, scores=scores, outcome_ids=ids.to(self.device),
             is_replay=is_replay.to(self.device), prior_sample_agent_logp=self._prior_sample_logp(len(kept_canon)),
-            **self._anchor_pool(),
+            outcome_freq=None if p_hat is None else p_hat.to(self.device), **self._anchor_pool(),
         )
         out = self.strategy(batch)
         self.optimizer.zero_grad(set_to_none=True)
@@ -584,13 +587,9 @@ def _mean_scored(totals: np.ndarray, canon: list[str | None], scored: dict) -> f
     return float(np.nan_to_num(totals[mask], nan=0.0).mean()) if mask.any() else 0.0
 
 
-def _outcome_ids(canon: list[str | None]) -> torch.Tensor:
-    """Same id for the same canonical molecule; each invalid sample gets its own id."""
-    table: dict[str, int] = {}
-    ids = []
-    for i, c in enumerate(canon):
-        if c is None:
-            ids.append(len(canon) + i)
-        else:
-            ids.append(table.setdefault(c, len(table)))
-    return torch.as_tensor(ids, dtype=torch.long)
+def _stack_padded(tokens: torch.Tensor, more: torch.Tensor | None, pad: int) -> torch.Tensor:
+    """Rows of ``tokens`` then ``more`` (if any), right-padded to the longer width."""
+    if more is None:
+        return tokens
+    width = max(tokens.shape[1], more.shape[1])
+    return torch.cat([torch.nn.functional.pad(t, (0, width - t.shape[1]), value=pad) for t in (tokens, more)])

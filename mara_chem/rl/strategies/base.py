@@ -39,6 +39,9 @@ class StrategyBatch:
     prior_sample_agent_logp: torch.Tensor | None = None
     anchor_pool_prior_logp: torch.Tensor | None = None
     anchor_pool_scores: torch.Tensor | None = None
+    outcome_freq: torch.Tensor | None = None
+    """p̂(o_i) per row when IPS frequencies come from outside the batch (``mara_chem.rl.outcomes``); None:
+    IPS counts ``outcome_ids`` over the batch's on-policy rows."""
 
     def __post_init__(self) -> None:
         size = self.agent_logp.shape
@@ -47,6 +50,8 @@ class StrategyBatch:
         for name in ("prior_logp", "scores", "outcome_ids", "is_replay"):
             if getattr(self, name).shape != size:
                 raise ValueError(f"{name} has shape {tuple(getattr(self, name).shape)}, expected {tuple(size)}")
+        if self.outcome_freq is not None and self.outcome_freq.shape != size:
+            raise ValueError(f"outcome_freq has shape {tuple(self.outcome_freq.shape)}, expected {tuple(size)}")
         if self.is_replay.dtype != torch.bool:
             raise ValueError("is_replay must be a bool tensor")
         if (self.anchor_pool_prior_logp is None) != (self.anchor_pool_scores is None):
@@ -103,17 +108,29 @@ class MaraOptions(BaseModel):
 
 
 class IpsOptions(BaseModel):
-    """IPS modifier options (docs/strategies.md, "IPS"): p̂(o) = n_o / G, clipped below at ``ips_eps``."""
+    """IPS modifier options (docs/strategies.md, "IPS"): p̂(o) clipped below at ``ips_eps``; what an outcome is
+    and where p̂ comes from are ``outcome`` and ``frequency`` (``mara_chem.rl.outcomes`` states each estimator's
+    bias)."""
 
     model_config = ConfigDict(extra="forbid")
 
     ips: bool = False
     ips_eps: float = Field(0.01, gt=0.0, le=1.0)
+    outcome: Literal["molecule", "scaffold", "cluster"] = "molecule"
+    cluster_similarity: float = Field(0.7, gt=0.0, le=1.0)
+    frequency: Literal["batch", "window", "memory"] = "batch"
+    frequency_window: int = Field(10, ge=1)
 
     @model_validator(mode="after")
     def _check_ips(self) -> IpsOptions:
-        if not self.ips and "ips_eps" in self.model_fields_set:
-            raise ValueError("ips_eps given but ips = false")
+        given = [k for k in ("ips_eps", "outcome", "frequency", "cluster_similarity", "frequency_window")
+                 if k in self.model_fields_set]
+        if not self.ips and given:
+            raise ValueError(f"{', '.join(given)} given but ips = false")
+        if "cluster_similarity" in self.model_fields_set and self.outcome != "cluster":
+            raise ValueError("cluster_similarity given but outcome is not 'cluster'")
+        if "frequency_window" in self.model_fields_set and self.frequency != "window":
+            raise ValueError("frequency_window given but frequency is not 'window'")
         return self
 
 

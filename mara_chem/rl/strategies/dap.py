@@ -148,7 +148,8 @@ class DAP(LearningStrategy, name="dap"):
     def _loss(self, batch: StrategyBatch, rewards: torch.Tensor, info: dict[str, float]):
         weights = None
         if self.params.ips:
-            weights = ips_weights(batch.outcome_ids, self.params.ips_eps, batch.on_policy).to(rewards)
+            weights = ips_weights(batch.outcome_ids, self.params.ips_eps, batch.on_policy,
+                                  batch.outcome_freq).to(rewards)
             info["ips_distinct_fraction"] = float(weights[batch.on_policy].sum() / max(int(batch.on_policy.sum()), 1))
         log_z = self._log_z(batch, rewards, weights)
         loss = dap_loss(batch.agent_logp, batch.prior_logp, rewards, self.params.sigma, log_z, weights)

@@ -29,24 +29,30 @@ def outcome_frequencies(outcome_ids: torch.Tensor, mask: torch.Tensor | None = N
 
 
 def ips_rewards(
-    rewards: torch.Tensor, outcome_ids: torch.Tensor, eps: float, mask: torch.Tensor | None = None
+    rewards: torch.Tensor, outcome_ids: torch.Tensor, eps: float, mask: torch.Tensor | None = None,
+    p_hat: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """r̃_i = r_i / max(p̂(o_i), ε) on the rows of ``mask`` (on-policy rows); other rows are unchanged."""
+    """r̃_i = r_i / max(p̂(o_i), ε) on the rows of ``mask`` (on-policy rows); other rows are unchanged.
+    ``p_hat``: p̂ per row from outside the batch (a window or the replay memory); default: counted here."""
     if mask is None:
         mask = torch.ones_like(outcome_ids, dtype=torch.bool)
-    p_hat = outcome_frequencies(outcome_ids, mask).clamp_min(eps).to(rewards)
+    if p_hat is None:
+        p_hat = outcome_frequencies(outcome_ids, mask)
+    p_hat = p_hat.clamp_min(eps).to(rewards)
     return torch.where(mask, rewards / p_hat, rewards)
 
 
-def ips_weights(outcome_ids: torch.Tensor, eps: float, mask: torch.Tensor | None = None) -> torch.Tensor:
+def ips_weights(outcome_ids: torch.Tensor, eps: float, mask: torch.Tensor | None = None,
+                p_hat: torch.Tensor | None = None) -> torch.Tensor:
     """Row weights w_i = max(1/G, ε) / max(p̂(o_i), ε) for DAP's IPS variant (see ``dap.py``).
 
     With ε ≤ 1/G this is 1/n_o: the n copies of an outcome together weigh as much as one unique sample, so
-    each distinct outcome counts once. Rows outside ``mask`` (replay rows) get weight 1.
+    each distinct outcome counts once. Rows outside ``mask`` (replay rows) get weight 1. ``p_hat`` as in
+    :func:`ips_rewards`.
     """
     if mask is None:
         mask = torch.ones_like(outcome_ids, dtype=torch.bool)
     group = max(int(mask.sum()), 1)
-    p_hat = outcome_frequencies(outcome_ids, mask).clamp_min(eps)
+    p_hat = (outcome_frequencies(outcome_ids, mask) if p_hat is None else p_hat).clamp_min(eps)
     weights = max(1.0 / group, eps) / p_hat
     return torch.where(mask, weights, torch.ones_like(weights))

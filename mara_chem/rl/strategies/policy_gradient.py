@@ -97,7 +97,7 @@ class PolicyGradient(LearningStrategy):
     def _loss(self, batch: StrategyBatch, rewards: torch.Tensor, info: dict[str, float]):
         p, on_policy = self.params, batch.on_policy
         if p.ips:
-            rewards = ips_rewards(rewards, batch.outcome_ids, p.ips_eps, on_policy)
+            rewards = ips_rewards(rewards, batch.outcome_ids, p.ips_eps, on_policy, batch.outcome_freq)
         agent_logp, prior_logp, shaped = batch.agent_logp[on_policy], batch.prior_logp[on_policy], rewards[on_policy]
         loss = batch.agent_logp.sum() * 0.0  # keeps the graph when every row is a replay row
         if agent_logp.numel():

@@ -1,0 +1,61 @@
+"""Named strategy variants: the tables of ``benchmarks/variants.toml`` (run-file options, label, colour).
+
+A value ``"@strict"`` or ``"@lenient"`` in a variant's options stands for that threshold of the task it runs
+on, so MARA's τ follows each task's thresholds instead of a number fixed for one task.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from benchlab.tasks import Task
+
+VARIANTS_FILE = Path(__file__).resolve().parents[1] / "variants.toml"
+BASELINE = "dap"
+THRESHOLD_REFS = ("@strict", "@lenient")
+
+
+class Variant(BaseModel):
+    """One named variant; ``learning_strategy`` is validated by mara-chem's strategy models per job."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str
+    label: str
+    color: str | None = None
+    learning_strategy: dict[str, Any]
+
+    def options(self, task: Task) -> dict[str, Any]:
+        """The ``[learning_strategy]`` table for ``task`` (threshold references replaced by numbers)."""
+        refs = {"@strict": task.strict, "@lenient": task.lenient}
+        return {k: refs.get(v, v) if isinstance(v, str) else v for k, v in self.learning_strategy.items()}
+
+
+def load_variants(path: str | Path = VARIANTS_FILE) -> dict[str, Variant]:
+    """Every variant of the table file, by name; a malformed entry is a one-line error naming it."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise SystemExit(f"variants file {path}: {exc}") from None
+    variants = {}
+    for name, table in data.items():
+        try:
+            variants[name] = Variant(name=name, **table)
+        except (TypeError, ValidationError) as exc:
+            first = exc.errors()[0] if isinstance(exc, ValidationError) else {"loc": (), "msg": str(exc)}
+            where = ".".join(str(p) for p in first["loc"])
+            raise SystemExit(f"variants file {path}: [{name}] {where}: {first['msg']}") from None
+    return variants
+
+
+def resolve_variants(names: list[str], known: dict[str, Variant]) -> list[Variant]:
+    """Variant names to Variant objects; an unknown name is a one-line error listing the valid ones."""
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown variant(s) {', '.join(unknown)}; valid: {', '.join(known)}")
+    return [known[n] for n in names]

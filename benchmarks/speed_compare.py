@@ -1,0 +1,88 @@
+"""Baseline vs current code on the same benchmark run, side by side: CPU seconds, wall time, same oracle log?
+
+    python benchmarks/speed_compare.py --baseline b558399 --variant dap --budget 2000
+
+The baseline tree is ``git archive``d into a temporary folder; each tree runs the identical run file (built here
+from ``benchmarks/variants.toml`` and the task file) in a fresh process with one torch thread, in turn. CPU
+seconds (user + system of the child) are the figure to compare on a shared machine; wall time is printed too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+sys.path.insert(0, str(HERE))
+
+from benchlab.jobs import Job, run_config  # noqa: E402
+from benchlab.tasks import resolve_tasks  # noqa: E402
+from benchlab.variants import load_variants  # noqa: E402
+
+CHILD = """
+import json, sys, torch
+torch.set_num_threads(1)
+from mara_chem.rl.config import load_run_config
+from mara_chem.rl.loop import StagedLearning
+result = StagedLearning(load_run_config(json.loads(open(sys.argv[1]).read())), overwrite=True, quiet=True).run()
+print(result.steps)
+"""
+
+
+def run_tree(tree: Path, config: dict, workdir: Path) -> dict:
+    """Run ``config`` with the mara_chem of ``tree``; CPU and wall seconds, steps and the oracle log's bytes."""
+    cfg_path = workdir / "run.json.in"
+    cfg_path.write_text(json.dumps(config))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    out = subprocess.run([sys.executable, "-c", CHILD, str(cfg_path)], cwd=tree, env={"PYTHONPATH": str(tree)},
+                         capture_output=True, text=True, check=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"cpu_s": cpu, "wall_s": wall, "steps": int(out.stdout.split()[-1]),
+            "log": (workdir / "oracle_log.csv").read_bytes()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--baseline", default="b558399", help="git ref of the baseline code")
+    parser.add_argument("--variant", default="dap")
+    parser.add_argument("--task", default="ref_neighbourhoods")
+    parser.add_argument("--budget", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    task = resolve_tasks([args.task])[0]
+    variant = load_variants()[args.variant]
+    prior = str(REPO / "priors" / "moses-gru-2x256.prior")
+    with tempfile.TemporaryDirectory() as tmp:
+        base_tree = Path(tmp) / "baseline_tree"
+        base_tree.mkdir()
+        archive = subprocess.run(["git", "archive", args.baseline], cwd=REPO, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(base_tree)], input=archive, check=True)
+        results = {}
+        for name, tree in (("baseline " + args.baseline, base_tree), ("current", REPO)):
+            workdir = Path(tmp) / f"run_{name.split()[0]}"
+            workdir.mkdir()
+            config = run_config(Job(task, variant, args.seed, args.budget, prior, workdir))
+            results[name] = run_tree(tree, config, workdir)
+    same = len({r["log"] for r in results.values()}) == 1
+    print(f"{args.task}, variant {args.variant}, seed {args.seed}, {args.budget} oracle calls, batch 64, 1 torch thread")
+    print("| code | steps | CPU s | CPU s/step | wall s |")
+    print("|---|---|---|---|---|")
+    for name, r in results.items():
+        print(f"| {name} | {r['steps']} | {r['cpu_s']:.1f} | {r['cpu_s'] / r['steps']:.3f} | {r['wall_s']:.1f} |")
+    base, cur = results.values()
+    print(f"speed-up (CPU): {base['cpu_s'] / cur['cpu_s']:.2f}x; oracle logs identical: {same}")
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

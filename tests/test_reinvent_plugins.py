@@ -86,6 +86,18 @@ def test_plugin_gives_nan_for_failures_and_names_bad_keys(reinvent_rl):
         Parameters(model_file=[str(QSAR_MODEL)], n_bit=[1024])
 
 
+def test_guacamol_plugin_scores_as_the_component(reinvent_rl):
+    """The PMO objectives inside REINVENT give mara-chem's (and so guacamol's own) scores."""
+    pytest.importorskip("guacamol", reason="guacamol is installed by scripts/setup_venv.sh test")
+    from reinvent_plugins.components.comp_mara_guacamol import MaraGuacamol, Parameters
+
+    smiles = ["Cc1ccc(-c2cc(C(F)(F)F)nn2-c2ccc(S(N)(=O)=O)cc2)cc1", "CCO", "not a smiles"]
+    scores = MaraGuacamol(Parameters(objective=["celecoxib_rediscovery"]))(smiles).scores[0]
+    ours = build_component("Guacamol", {"objective": "celecoxib_rediscovery"})(smiles).values
+    assert scores[0] == pytest.approx(1.0) and 0.0 < scores[1] < 0.5
+    assert np.allclose(scores[:2], ours[:2]) and math.isnan(scores[2]) and math.isnan(ours[2])
+
+
 def test_plugin_names_do_not_collide_with_reinvents(reinvent_rl):
     import logging
 
@@ -97,7 +109,8 @@ def test_plugin_names_do_not_collide_with_reinvents(reinvent_rl):
     finally:
         logging.disable(logging.NOTSET)
     ours = {k: v for k, v in registry.items() if v[0].__module__.startswith("reinvent_plugins.components.comp_mara_")}
-    assert set(ours) == {"maraqsar", "maravinadocking", "maratanimotosimilarity"}
+    assert set(ours) == {"maraqsar", "maravinadocking", "maratanimotosimilarity", "maraguacamol",
+                         "mararetrosynthesis"}
     assert registry["tanimotosimilarity"][0].__module__.startswith("reinvent_plugins.components.RDKit")
 
 

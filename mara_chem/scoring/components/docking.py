@@ -22,7 +22,7 @@ from pydantic import Field, field_validator, model_validator
 from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
 from mara_chem.scoring.docking.cache import DockingCache
-from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors
+from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors, map_with_cache
 from mara_chem.scoring.docking.protonation import check_available, list_protonators
 from mara_chem.scoring.docking.targets import check_target, list_dockstring_targets, resolve_target
 from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, check_receptor_parses
@@ -143,20 +143,13 @@ class VinaDocking(ScoringComponent):
     def score_batch(self, smiles: list[str]) -> list[float | Failure]:
         start = time.perf_counter()
         valid = [s for s in dict.fromkeys(smiles) if to_mol(s) is not None]
-        outcomes: dict[str, DockOutcome] = self.cache.get(valid) if self.cache is not None else {}
-        n_cached = len(outcomes)
-        todo = [s for s in valid if s not in outcomes]
-        if todo:
-            docked = self.executor.map(todo)
-            if self.cache is not None:
-                self.cache.put(docked)
-            outcomes.update((o.smiles, o) for o in docked)
+        outcomes, n_cached = map_with_cache(valid, self.cache, lambda: self.executor)
         if self.params.pose_sdf:
             self._write_poses([outcomes[s] for s in valid])
         n_failed = sum(1 for s in valid if not outcomes[s].ok)
         log.info(
             "vina_docking: %d molecules, %d docked, %d from cache, %d failed, %.1f s",
-            len(valid), len(todo), n_cached, n_failed, time.perf_counter() - start,
+            len(valid), len(valid) - n_cached, n_cached, n_failed, time.perf_counter() - start,
         )
         return [_as_value(outcomes.get(s)) for s in smiles]
 

@@ -26,7 +26,7 @@ from pydantic import Field, field_validator, model_validator
 
 from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
-from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors
+from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors, map_with_cache
 from mara_chem.scoring.retro.cache import RouteCache
 from mara_chem.scoring.retro.search import (
     ALGORITHMS,
@@ -160,19 +160,12 @@ class Retrosynthesis(ScoringComponent):
     def score_batch(self, smiles: list[str]) -> list[float | Failure]:
         start = time.perf_counter()
         valid = [s for s in dict.fromkeys(smiles) if to_mol(s) is not None]
-        outcomes: dict[str, Any] = self.cache.get(valid) if self.cache is not None else {}
-        n_cached = len(outcomes)
-        todo = [s for s in valid if s not in outcomes]
-        if todo:
-            searched = self.executor.map(todo)
-            if self.cache is not None:
-                self.cache.put(o for o in searched if isinstance(o, RouteOutcome))
-            outcomes.update((o.smiles, o) for o in searched)
+        outcomes, n_cached = map_with_cache(valid, self.cache, lambda: self.executor)
         if self.params.routes_file:
             self._write_routes([outcomes[s] for s in valid])
         n_solved = sum(1 for s in valid if isinstance(outcomes[s], RouteOutcome) and outcomes[s].solved)
         log.info("retrosynthesis: %d molecules, %d searched, %d from cache, %d solved, %.1f s",
-                 len(valid), len(todo), n_cached, n_solved, time.perf_counter() - start)
+                 len(valid), len(valid) - n_cached, n_cached, n_solved, time.perf_counter() - start)
         return [self._value(outcomes.get(s)) for s in smiles]
 
     def _value(self, outcome: Any) -> float | Failure:

@@ -17,7 +17,7 @@ import os
 import time
 from collections import deque
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from mara_chem.plugins import EXECUTORS
@@ -460,3 +460,19 @@ def list_executors() -> list[str]:
 def build_executor(name: str, settings: DockingSettings, **options: Any) -> DockingExecutor:
     """An executor by registry name (``serial``, ``pool``, ``ray``); unknown names list the valid ones."""
     return EXECUTORS.get(name)(settings, **options)
+
+
+def map_with_cache(smiles: Sequence[str], cache: Any, executor: Callable[[], DockingExecutor]) -> tuple[dict[str, Any], int]:
+    """Outcomes by SMILES for unique ``smiles``: those in ``cache`` (None: no cache; ``get``/``put`` as the
+    docking and route caches have), the rest mapped on ``executor()`` (called only when something is left, so
+    workers start on first need) and stored; also how many came from the cache. Machine-dependent failures
+    carry ``cacheable = False`` and are not stored."""
+    outcomes: dict[str, Any] = cache.get(smiles) if cache is not None else {}
+    n_cached = len(outcomes)
+    todo = [s for s in smiles if s not in outcomes]
+    if todo:
+        done = executor().map(todo)
+        if cache is not None:
+            cache.put(done)
+        outcomes.update((o.smiles, o) for o in done)
+    return outcomes, n_cached

@@ -33,9 +33,13 @@ fi
 # (test mode only) REINVENT 4.8 for the tests that run mara-chem inside REINVENT (tests/test_reinvent_*.py skip without it):
 # installed from ../shared/vendor/REINVENT4-4.8.tar.gz (relative to the repo) when that archive is there,
 # without its dependencies (it pins another torch) plus the few packages it imports, torch held as it is.
+# (No command substitution that can fail here: under `set -e` it would end the script where the archive is absent.)
 reinvent_archive="../shared/vendor/REINVENT4-4.8.tar.gz"
-reinvent_stamp=".venv/.reinvent-installed-$( [ -f "$reinvent_archive" ] && sha256sum "$reinvent_archive" | cut -c1-16)"
-if [ "$MODE" = test ] && [ -f "$reinvent_archive" ] && [ ! -f "$reinvent_stamp" ]; then
+reinvent_stamp=""
+if [ -f "$reinvent_archive" ]; then
+    reinvent_stamp=".venv/.reinvent-installed-$(sha256sum "$reinvent_archive" | cut -c1-16)"
+fi
+if [ "$MODE" = test ] && [ -n "$reinvent_stamp" ] && [ ! -f "$reinvent_stamp" ]; then
     constraint="$(mktemp)"
     .venv/bin/python -c "import torch; print(f'torch=={torch.__version__}')" > "$constraint"
     .venv/bin/python -m pip install -q --no-deps "$reinvent_archive"
@@ -43,6 +47,8 @@ if [ "$MODE" = test ] && [ -f "$reinvent_archive" ] && [ ! -f "$reinvent_stamp" 
     rm -f "$constraint" .venv/.reinvent-installed-*
     touch "$reinvent_stamp"
 fi
-# guacamol (the Guacamol scoring component, PMO objectives): --no-deps, because its pinned FCD==1.1 pulls
+# (test mode only) guacamol (the Guacamol scoring component, PMO objectives): --no-deps, because its pinned FCD==1.1 pulls
 # TensorFlow, which goal-directed scoring never uses (mara_chem/scoring/components/guacamol.py has the shims).
-.venv/bin/python -c "import guacamol" 2>/dev/null || .venv/bin/python -m pip install -q --no-deps "guacamol==0.5.5"
+if [ "$MODE" = test ]; then
+    .venv/bin/python -c "import guacamol" 2>/dev/null || .venv/bin/python -m pip install -q --no-deps "guacamol==0.5.5"
+fi

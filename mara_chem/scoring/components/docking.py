@@ -22,7 +22,13 @@ from pydantic import Field, field_validator, model_validator
 from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
 from mara_chem.scoring.docking.cache import DockingCache
-from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors, map_with_cache
+from mara_chem.scoring.docking.executors import (
+    DockingExecutor,
+    ExecutorCacheOwner,
+    build_executor,
+    list_executors,
+    map_with_cache,
+)
 from mara_chem.scoring.docking.protonation import check_available, list_protonators
 from mara_chem.scoring.docking.targets import check_target, list_dockstring_targets, resolve_target
 from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, check_receptor_parses
@@ -92,7 +98,7 @@ class VinaDockingParams(ComponentParams):
         return self
 
 
-class VinaDocking(ScoringComponent):
+class VinaDocking(ExecutorCacheOwner, ScoringComponent):
     """Best Vina score per molecule; the executor and cache live as long as the component (``close`` ends them)."""
 
     name = "vina_docking"
@@ -183,14 +189,6 @@ class VinaDocking(ScoringComponent):
     def cache_key(self) -> str:
         """Settings that determine the score (receptor content, box, search, pH), not the worker layout."""
         return f"{self.name}:{self.settings.fingerprint()}"
-
-    def close(self) -> None:
-        if self._executor is not None:
-            self._executor.close()
-            self._executor = None
-        if self.cache is not None:
-            self.cache.close()
-            self.cache = None
 
 
 def _as_value(outcome: DockOutcome | None) -> float | Failure:

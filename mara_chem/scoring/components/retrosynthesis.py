@@ -26,7 +26,13 @@ from pydantic import Field, field_validator, model_validator
 
 from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
-from mara_chem.scoring.docking.executors import DockingExecutor, build_executor, list_executors, map_with_cache
+from mara_chem.scoring.docking.executors import (
+    DockingExecutor,
+    ExecutorCacheOwner,
+    build_executor,
+    list_executors,
+    map_with_cache,
+)
 from mara_chem.scoring.retro.cache import RouteCache
 from mara_chem.scoring.retro.search import (
     ALGORITHMS,
@@ -114,7 +120,7 @@ class RetrosynthesisParams(ComponentParams):
         return self
 
 
-class Retrosynthesis(ScoringComponent):
+class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
     """Route found (1) or not (0) per molecule; executor and cache live as long as the component."""
 
     name = "retrosynthesis"
@@ -195,14 +201,6 @@ class Retrosynthesis(ScoringComponent):
 
     def cache_key(self) -> str:
         return f"{self.name}:{self.fingerprint}:{self.params.score}"
-
-    def close(self) -> None:
-        if self._executor is not None:
-            self._executor.close()
-            self._executor = None
-        if self.cache is not None:
-            self.cache.close()
-            self.cache = None
 
 
 __all__: list[Any] = ["Retrosynthesis", "RetrosynthesisParams"]

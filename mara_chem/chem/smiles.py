@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from collections.abc import Iterable
 from enum import IntEnum
-from functools import lru_cache
 
 from rdkit import Chem, rdBase
 from rdkit.Chem.Scaffolds import MurckoScaffold
@@ -62,17 +62,51 @@ def randomize(smiles: str, seed: int | None = None) -> str | None:
     return Chem.MolToSmiles(Chem.RenumberAtoms(mol, order), canonical=False)
 
 
-@lru_cache(maxsize=1 << 16)
-def murcko_scaffold(smiles: str, generic: bool = False) -> str | None:
+def copy_mol(mol: Chem.Mol | None) -> Chem.Mol | None:
+    """A copy of a parsed molecule (None stays None): about a fifth of the time of parsing the SMILES again,
+    and whatever the copy's user changes (properties, kekulisation) leaves the original as parsed."""
+    return None if mol is None else Chem.Mol(mol)
+
+
+class ParsedMolecules(dict):
+    """SMILES -> molecule (``to_mol``; None when invalid), parsed on first access.
+
+    One RL step parses each new canonical SMILES once here and shares it: the scorer's components score copies
+    of it and the Murcko scaffold is taken from it, where each used to parse the SMILES again. ``get`` does
+    not parse (a SMILES nobody parsed yet gives None)."""
+
+    def __missing__(self, smiles: str) -> Chem.Mol | None:
+        mol = self[smiles] = to_mol(smiles)
+        return mol
+
+
+#: Murcko scaffolds by (SMILES, generic), least recently used dropped first
+_SCAFFOLDS: OrderedDict[tuple[str, bool], str | None] = OrderedDict()
+SCAFFOLD_CACHE_SIZE = 1 << 16
+
+
+def murcko_scaffold(smiles: str, generic: bool = False, mol: Chem.Mol | None = None) -> str | None:
     """Bemis-Murcko scaffold SMILES ('' for acyclic molecules), None if the SMILES is invalid.
 
     Cached (a pure function of the string): a step asks for the same molecule's scaffold in the loop, the
-    diversity filter and the IPS outcomes."""
-    mol = to_mol(smiles)
+    diversity filter and the IPS outcomes. ``mol``: ``smiles`` already parsed (:class:`ParsedMolecules`),
+    used instead of parsing again when the scaffold is not cached yet; it is not changed."""
+    key = (smiles, generic)
+    if key in _SCAFFOLDS:
+        _SCAFFOLDS.move_to_end(key)
+        return _SCAFFOLDS[key]
+    scaffold = _scaffold_of(mol if mol is not None else to_mol(smiles), generic)
+    _SCAFFOLDS[key] = scaffold
+    if len(_SCAFFOLDS) > SCAFFOLD_CACHE_SIZE:
+        _SCAFFOLDS.popitem(last=False)
+    return scaffold
+
+
+def _scaffold_of(mol: Chem.Mol | None, generic: bool) -> str | None:
     if mol is None:
         return None
     try:
-        core = MurckoScaffold.GetScaffoldForMol(mol)
+        core = MurckoScaffold.GetScaffoldForMol(mol)  # a new molecule (MurckoDecompose); ``mol`` is left as it is
         if generic:
             core = MurckoScaffold.MakeScaffoldGeneric(core)
         return Chem.MolToSmiles(core)

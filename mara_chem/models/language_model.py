@@ -47,13 +47,18 @@ class LanguageModel:
         self.network.to(device)
         return self
 
-    def _mask_special(self, logits: torch.Tensor) -> torch.Tensor:
+    def _mask_special(self, logits: torch.Tensor, bias: torch.Tensor | None = None) -> torch.Tensor:
         """Padding and start can never be emitted: both sampling and likelihood renormalise without them.
         (A converted REINVENT prior masks padding only: REINVENT gives ``^`` a probability like any token.)
-        Added as a bias of -inf: one cheap autograd node where a clone and an index assignment were two."""
+        Added as a bias of -inf: one cheap autograd node where a clone and an index assignment were two.
+        ``bias``: :meth:`_special_bias` made once for a whole sampling loop."""
+        return logits + (self._special_bias(logits) if bias is None else bias)
+
+    def _special_bias(self, logits: torch.Tensor) -> torch.Tensor:
+        """0 for every token, -inf for the masked ones, in the dtype and on the device of ``logits``."""
         bias = torch.zeros(logits.shape[-1], dtype=logits.dtype, device=logits.device)
         bias[self._masked_idx] = float("-inf")
-        return logits + bias
+        return bias
 
     def sequence_log_likelihood(self, tokens: torch.Tensor) -> torch.Tensor:
         """log p(sequence) [B] of padded token rows ``^ ... $ <pad>...``; differentiable."""
@@ -98,10 +103,14 @@ class LanguageModel:
         active = torch.arange(n, device=device)
         token = out[:, 0].clone()
         state = None
+        bias = None
         for t in range(1, self.max_length + 1):
             logits, state = self.network.step(token, state)
-            logits = self._mask_special(logits).float()
-            probs = torch.softmax(logits.detach() / temperature, dim=-1)
+            if bias is None:
+                bias = self._special_bias(logits)
+            logits = self._mask_special(logits, bias).float()
+            # x / 1.0 is x exactly, so the division is skipped at temperature 1 without changing a bit
+            probs = torch.softmax(logits.detach() if temperature == 1.0 else logits.detach() / temperature, dim=-1)
             token = torch.multinomial(probs, 1, generator=generator).squeeze(1)
             if with_log_likelihood:
                 chosen.append((logits, token, active))
@@ -117,7 +126,7 @@ class LanguageModel:
             out[active, self.max_length + 1] = vocab.end_idx
             if with_log_likelihood:  # ... and count that forced ``$`` as sequence_log_likelihood does
                 logits, _ = self.network.step(token, state)
-                chosen.append((self._mask_special(logits).float(), torch.full_like(token, vocab.end_idx), active))
+                chosen.append((self._mask_special(logits, bias).float(), torch.full_like(token, vocab.end_idx), active))
         log_likelihood = None
         if with_log_likelihood:  # one log_softmax over every step's rows: few autograd nodes to go back through
             logits, tokens, rows = (torch.cat(parts) for parts in zip(*chosen))
@@ -125,5 +134,5 @@ class LanguageModel:
             log_likelihood = torch.zeros(n, device=device).index_add(0, rows, step_logp)
         width = int((out != vocab.pad_idx).sum(dim=1).max())
         out = out[:, :width]
-        smiles = [vocab.decode(row[1:].tolist()) for row in out.cpu()]
+        smiles = [vocab.decode(row[1:]) for row in out.tolist()]
         return Sampled(tokens=out, smiles=smiles, log_likelihood=log_likelihood)

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from pydantic import ValidationError
 
-from mara_chem.chem.smiles import SmilesState, canonicalize, murcko_scaffold
+from mara_chem.chem.smiles import ParsedMolecules, SmilesState, canonicalize, murcko_scaffold
 from mara_chem.metrics.oracle_log import OracleLogError
 from mara_chem.models.device import DeviceError, resolve_device
 from mara_chem.models.language_model import LanguageModel
@@ -406,8 +406,14 @@ class StagedLearning:
             if c is not None:
                 seen.add(c)
         t_oracle = time.perf_counter()
-        scored = oracle.score([c for c in canon if c is not None], self.global_step + 1)
+        mols = ParsedMolecules()  # each new molecule parsed once: for the scorer, then for its scaffold
+        scored = oracle.score([c for c in canon if c is not None], self.global_step + 1, mols)
         oracle_seconds = time.perf_counter() - t_oracle
+        # scaffolds once per molecule, only where used: hits, and the summary's Scaffold column (with a filter);
+        # taken before the filter and the IPS outcomes ask for them, so that they come from the cache
+        scaffold_all = "Scaffold" in summary.columns
+        scaffolds = {c: murcko_scaffold(c, mol=mols.get(c)) for c in dict.fromkeys(canon) if c and (
+            scaffold_all or (c in scored and scored[c].total >= self.hits.threshold))}
         totals = scores_array(canon, scored)
         keep = np.array([c is None or c in scored for c in canon])  # valid but unscored (budget) rows drop out
         scores = np.nan_to_num(totals, nan=0.0)
@@ -421,10 +427,6 @@ class StagedLearning:
             self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
         self.stage_step += 1
         self.global_step += 1
-        # scaffolds once per molecule, only where used: hits, and the summary's Scaffold column (with a filter)
-        scaffold_all = "Scaffold" in summary.columns
-        scaffolds = {c: murcko_scaffold(c) for c in dict.fromkeys(canon) if c and (
-            scaffold_all or (c in scored and scored[c].total >= self.hits.threshold))}
         for c in dict.fromkeys(c for c in canon if c and c in scored):
             self.hits.update(c, scored[c].total, scaffolds.get(c))
         elapsed = time.perf_counter() - t0

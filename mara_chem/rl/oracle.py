@@ -10,8 +10,9 @@ under its own call number (:func:`recover_torn_line`).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -85,13 +86,16 @@ class Oracle:
                 call=call,
             )
 
-    def score(self, smiles: list[str], step: int) -> dict[str, Scored]:
-        """Scores for the given unique canonical SMILES that are cached or fit in the budget."""
+    def score(self, smiles: list[str], step: int, mols: Mapping[str, Any] | None = None) -> dict[str, Scored]:
+        """Scores for the given unique canonical SMILES that are cached or fit in the budget. ``mols``: a
+        :class:`~mara_chem.chem.smiles.ParsedMolecules` of the step, where the scorer's molecules come from
+        (and stay, for the step's other uses); without it the scorer parses them itself."""
         new = [s for s in dict.fromkeys(smiles) if s not in self.cache]
         if self.remaining is not None:
             new = new[: max(0, self.remaining)]
         if new:
-            result = self.scorer(new)
+            parsed = [mols[s] for s in new] if mols is not None and self.scorer.parses else None
+            result = self.scorer(new, parsed)
             rows = []
             for i, smi in enumerate(new):
                 entry = Scored(

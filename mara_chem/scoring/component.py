@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from mara_chem.chem.smiles import to_mol
+from mara_chem.chem.smiles import copy_mol, to_mol
 from mara_chem.plugins import COMPONENTS
 
 
@@ -78,9 +78,19 @@ class ScoringComponent(ABC):
             params = self.Params(**(params or {}))
         self.params = params
 
-    def __call__(self, smiles: Sequence[str]) -> ComponentResult:
-        """Score a batch; any per-molecule exception or non-finite value becomes NaN with a reason."""
-        outputs = self.score_batch(list(smiles))
+    def __call__(self, smiles: Sequence[str], mols: Sequence[Any] | None = None) -> ComponentResult:
+        """Score a batch; any per-molecule exception or non-finite value becomes NaN with a reason.
+
+        ``mols``: the batch already parsed (``to_mol`` of each SMILES, None where invalid), so that the components
+        of one scorer parse a molecule once between them; a component that scores per molecule (``score_mol``)
+        scores copies (a copy costs about a fifth of a parse, and what one component changes on a molecule
+        cannot reach the next), one that overrides ``score_batch`` ignores them."""
+        if mols is not None and len(mols) != len(smiles):
+            raise ValueError(f"component {self.name}: {len(mols)} molecules for {len(smiles)} SMILES")
+        if mols is not None and self.scores_parsed:
+            outputs = self._score_mols([copy_mol(m) for m in mols])
+        else:
+            outputs = self.score_batch(list(smiles))
         if len(outputs) != len(smiles):
             raise RuntimeError(f"component {self.name} returned {len(outputs)} values for {len(smiles)} SMILES")
         values = np.full(len(smiles), np.nan, dtype=float)
@@ -95,11 +105,19 @@ class ScoringComponent(ABC):
                 values[i] = value
         return ComponentResult(values, reasons)
 
+    @property
+    def scores_parsed(self) -> bool:
+        """True when the component scores parsed molecules one by one (it keeps the default ``score_batch``)."""
+        return getattr(self.score_batch, "__func__", None) is ScoringComponent.score_batch
+
     def score_batch(self, smiles: list[str]) -> list[float | Failure]:
         """Default hook: one molecule at a time through ``score_mol``; override for batched/parallel work."""
+        return self._score_mols([to_mol(smi) for smi in smiles])
+
+    def _score_mols(self, mols: list[Any]) -> list[float | Failure]:
+        """``score_mol`` of each parsed molecule (None: invalid SMILES)."""
         results: list[float | Failure] = []
-        for smi in smiles:
-            mol = to_mol(smi)
+        for mol in mols:
             if mol is None:
                 results.append(Failure("invalid SMILES"))
                 continue

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 import mara_chem.scoring.components  # noqa: F401  (registers the built-in components)
+from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.aggregation import get_aggregator
 from mara_chem.scoring.component import ScoringComponent
 from mara_chem.scoring.spec import ScoringSpec, component_class
@@ -22,8 +24,8 @@ class Endpoint:
     transform: Transform | None
     required: bool = False
 
-    def score(self, smiles: Sequence[str]) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
-        result = self.component(smiles)
+    def score(self, smiles: Sequence[str], mols: Sequence[Any] | None = None) -> tuple[np.ndarray, np.ndarray, list[str | None]]:
+        result = self.component(smiles, mols)
         scored = self.transform(result.values) if self.transform else np.clip(result.values, 0.0, 1.0)
         return scored, result.values, result.reasons
 
@@ -53,12 +55,21 @@ class Scorer:
     def endpoint_names(self) -> list[str]:
         return [e.name for e in self.endpoints]
 
-    def __call__(self, smiles: Sequence[str]) -> ScoreResult:
+    @property
+    def parses(self) -> bool:
+        """Whether a component scores parsed molecules (then the scorer parses each SMILES once for all)."""
+        return any(e.component.scores_parsed for e in self.endpoints)
+
+    def __call__(self, smiles: Sequence[str], mols: Sequence[Any] | None = None) -> ScoreResult:
+        """Scores of a batch of SMILES; ``mols``: the same SMILES already parsed (``to_mol``), else the scorer
+        parses them here, once for every component that scores molecules one by one."""
         n = len(smiles)
+        if mols is None and n and self.parses:
+            mols = [to_mol(s) for s in smiles]
         scores, raw = {}, {}
         reasons: list[list[str]] = [[] for _ in range(n)]
         for ep in self.endpoints:
-            s, r, why = ep.score(smiles) if n else (np.zeros(0), np.zeros(0), [])
+            s, r, why = ep.score(smiles, mols) if n else (np.zeros(0), np.zeros(0), [])
             scores[ep.name], raw[ep.name] = s, r
             for i, reason in enumerate(why):
                 if reason:

@@ -4,7 +4,10 @@
 
 The baseline tree is ``git archive``d into a temporary folder; each tree runs the identical run file (built here
 from ``benchmarks/variants.toml`` and the task file) in a fresh process with one torch thread, in turn. CPU
-seconds (user + system of the child) are the figure to compare on a shared machine; wall time is printed too.
+seconds (user + system of the child) are the figure to compare on a shared machine; "run CPU s" leaves out the
+child's start-up (imports, prior loading), which a short run would otherwise dilute the ratio with; wall time is
+printed too. ``--repeats N`` alternates the two trees N times (baseline first) and reports each tree's median, so
+a load change on a shared machine hits both; every repeat must give the same oracle log.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -27,12 +31,14 @@ from benchlab.tasks import resolve_tasks  # noqa: E402
 from benchlab.variants import load_variants  # noqa: E402
 
 CHILD = """
-import json, sys, torch
+import json, sys, time, torch
 torch.set_num_threads(1)
 from mara_chem.rl.config import load_run_config
 from mara_chem.rl.loop import StagedLearning
-result = StagedLearning(load_run_config(json.loads(open(sys.argv[1]).read())), overwrite=True, quiet=True).run()
-print(result.steps)
+runner = StagedLearning(load_run_config(json.loads(open(sys.argv[1]).read())), overwrite=True, quiet=True)
+start = time.process_time()
+result = runner.run()
+print(result.steps, time.process_time() - start)
 """
 
 
@@ -47,7 +53,8 @@ def run_tree(tree: Path, config: dict, workdir: Path) -> dict:
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"cpu_s": cpu, "wall_s": wall, "steps": int(out.stdout.split()[-1]),
+    steps, run_cpu = out.stdout.split()[-2:]
+    return {"cpu_s": cpu, "run_cpu_s": float(run_cpu), "wall_s": wall, "steps": int(steps),
             "log": (workdir / "oracle_log.csv").read_bytes()}
 
 
@@ -58,29 +65,38 @@ def main() -> int:
     parser.add_argument("--task", default="ref_neighbourhoods")
     parser.add_argument("--budget", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--repeats", type=int, default=1, help="alternate baseline and current this many times")
     args = parser.parse_args()
     task = resolve_tasks([args.task])[0]
     variant = load_variants()[args.variant]
     prior = str(REPO / "priors" / "moses-gru-2x256.prior")
+    names = ("baseline " + args.baseline, "current")
+    runs: dict[str, list[dict]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory() as tmp:
         base_tree = Path(tmp) / "baseline_tree"
         base_tree.mkdir()
         archive = subprocess.run(["git", "archive", args.baseline], cwd=REPO, capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(base_tree)], input=archive, check=True)
-        results = {}
-        for name, tree in (("baseline " + args.baseline, base_tree), ("current", REPO)):
-            workdir = Path(tmp) / f"run_{name.split()[0]}"
-            workdir.mkdir()
-            config = run_config(Job(task, variant, args.seed, args.budget, prior, workdir))
-            results[name] = run_tree(tree, config, workdir)
-    same = len({r["log"] for r in results.values()}) == 1
-    print(f"{args.task}, variant {args.variant}, seed {args.seed}, {args.budget} oracle calls, batch 64, 1 torch thread")
-    print("| code | steps | CPU s | CPU s/step | wall s |")
-    print("|---|---|---|---|---|")
-    for name, r in results.items():
-        print(f"| {name} | {r['steps']} | {r['cpu_s']:.1f} | {r['cpu_s'] / r['steps']:.3f} | {r['wall_s']:.1f} |")
+        for repeat in range(args.repeats):
+            for name, tree in zip(names, (base_tree, REPO)):
+                workdir = Path(tmp) / f"run_{name.split()[0]}_{repeat}"
+                workdir.mkdir()
+                config = run_config(Job(task, variant, args.seed, args.budget, prior, workdir))
+                runs[name].append(run_tree(tree, config, workdir))
+    same = len({r["log"] for rs in runs.values() for r in rs}) == 1
+    print(f"{args.task}, variant {args.variant}, seed {args.seed}, {args.budget} oracle calls, batch 64, 1 torch thread, "
+          f"median of {args.repeats} alternating repeat(s)")
+    print("| code | steps | CPU s | run CPU s | run CPU s/step | wall s |")
+    print("|---|---|---|---|---|---|")
+    results = {}
+    for name, rs in runs.items():
+        r = results[name] = {key: statistics.median(x[key] for x in rs) for key in ("cpu_s", "run_cpu_s", "wall_s")}
+        r["steps"] = rs[0]["steps"]
+        print(f"| {name} | {r['steps']} | {r['cpu_s']:.1f} | {r['run_cpu_s']:.1f} | {r['run_cpu_s'] / r['steps']:.3f} "
+              f"| {r['wall_s']:.1f} |")
     base, cur = results.values()
-    print(f"speed-up (CPU): {base['cpu_s'] / cur['cpu_s']:.2f}x; oracle logs identical: {same}")
+    print(f"speed-up (CPU): {base['cpu_s'] / cur['cpu_s']:.2f}x; run only: {base['run_cpu_s'] / cur['run_cpu_s']:.2f}x; "
+          f"oracle logs identical: {same}")
     return 0 if same else 1
 
 

@@ -37,6 +37,7 @@ class Vocabulary:
         ordered = list(SPECIAL_TOKENS) + sorted(t for t in set(tokens) if t not in SPECIAL_TOKENS)
         self.tokens: list[str] = ordered
         self.index: dict[str, int] = {t: i for i, t in enumerate(ordered)}
+        self._text = ["", "", "", *ordered[3:]]  # what decode writes per index: nothing for pad, start and end
 
     @classmethod
     def from_smiles(cls, smiles: Iterable[str], min_count: int = 1) -> "Vocabulary":
@@ -74,16 +75,11 @@ class Vocabulary:
         return [self.start_idx] + [self.index[t] for t in tokenize(smiles)] + [self.end_idx]
 
     def decode(self, indices: Iterable[int]) -> str:
-        """SMILES from indices, stopping at the first end token."""
-        out = []
-        for i in indices:
-            i = int(i)
-            if i == self.end_idx:
-                break
-            if i in (self.pad_idx, self.start_idx):
-                continue
-            out.append(self.tokens[i])
-        return "".join(out)
+        """SMILES from indices, stopping at the first end token (padding and start are skipped)."""
+        ids = [int(i) for i in indices]
+        if self.end_idx in ids:
+            ids = ids[: ids.index(self.end_idx)]
+        return "".join([self._text[i] for i in ids])
 
     def encode_batch(self, smiles: Sequence[str]) -> torch.Tensor:
         """Right-padded LongTensor [B, T] of encoded SMILES."""

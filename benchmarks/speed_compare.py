@@ -7,7 +7,9 @@ from ``benchmarks/variants.toml`` and the task file) in a fresh process with one
 seconds (user + system of the child) are the figure to compare on a shared machine; "run CPU s" leaves out the
 child's start-up (imports, prior loading), which a short run would otherwise dilute the ratio with; wall time is
 printed too. ``--repeats N`` alternates the two trees N times (baseline first) and reports each tree's median, so
-a load change on a shared machine hits both; every repeat must give the same oracle log.
+a load change on a shared machine hits both; every repeat must give the same oracle log. The final agent weights
+are compared bit for bit as well (sha256): a change in the last bits of the arithmetic can leave a short run's
+oracle log identical (no sampled token flips) while the weights differ, and such runs part later.
 """
 
 from __future__ import annotations
@@ -31,14 +33,19 @@ from benchlab.tasks import resolve_tasks  # noqa: E402
 from benchlab.variants import load_variants  # noqa: E402
 
 CHILD = """
-import json, sys, time, torch
+import hashlib, json, sys, time, torch
 torch.set_num_threads(1)
 from mara_chem.rl.config import load_run_config
 from mara_chem.rl.loop import StagedLearning
 runner = StagedLearning(load_run_config(json.loads(open(sys.argv[1]).read())), overwrite=True, quiet=True)
 start = time.process_time()
 result = runner.run()
-print(result.steps, time.process_time() - start)
+seconds = time.process_time() - start
+digest = hashlib.sha256()
+for name, value in sorted(runner.agent.network.state_dict().items()):
+    digest.update(name.encode())
+    digest.update(value.detach().cpu().numpy().tobytes())
+print(result.steps, seconds, digest.hexdigest())
 """
 
 
@@ -53,8 +60,8 @@ def run_tree(tree: Path, config: dict, workdir: Path) -> dict:
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    steps, run_cpu = out.stdout.split()[-2:]
-    return {"cpu_s": cpu, "run_cpu_s": float(run_cpu), "wall_s": wall, "steps": int(steps),
+    steps, run_cpu, weights = out.stdout.split()[-3:]
+    return {"cpu_s": cpu, "run_cpu_s": float(run_cpu), "wall_s": wall, "steps": int(steps), "weights": weights,
             "log": (workdir / "oracle_log.csv").read_bytes()}
 
 
@@ -84,6 +91,7 @@ def main() -> int:
                 config = run_config(Job(task, variant, args.seed, args.budget, prior, workdir))
                 runs[name].append(run_tree(tree, config, workdir))
     same = len({r["log"] for rs in runs.values() for r in rs}) == 1
+    same_weights = len({r["weights"] for rs in runs.values() for r in rs}) == 1
     print(f"{args.task}, variant {args.variant}, seed {args.seed}, {args.budget} oracle calls, batch 64, 1 torch thread, "
           f"median of {args.repeats} alternating repeat(s)")
     print("| code | steps | CPU s | run CPU s | run CPU s/step | wall s |")
@@ -96,7 +104,7 @@ def main() -> int:
               f"| {r['wall_s']:.1f} |")
     base, cur = results.values()
     print(f"speed-up (CPU): {base['cpu_s'] / cur['cpu_s']:.2f}x; run only: {base['run_cpu_s'] / cur['run_cpu_s']:.2f}x; "
-          f"oracle logs identical: {same}")
+          f"oracle logs identical: {same}; final agent weights bit-identical: {same_weights}")
     return 0 if same else 1
 
 

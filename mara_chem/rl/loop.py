@@ -465,7 +465,9 @@ class StagedLearning:
             agent_logp = sampled_logp[idx.to(sampled_logp.device)]
         else:
             agent_logp = self.agent.sequence_log_likelihood(tokens)
-        with torch.no_grad():  # batch and replay rows in one prior pass (row values are the same as two passes)
+        # batch and replay rows in one prior pass; measured against two passes, the batch rows keep their bits and the
+        # replay rows do not (last bits: MKL picks its kernel by the row count; README, "Throughput of a run")
+        with torch.no_grad():
             prior_logp = self.prior.sequence_log_likelihood(_stack_padded(tokens, replay_tokens, self.prior.vocabulary.pad_idx))
         scores = torch.as_tensor(filtered[keep], dtype=torch.float32, device=self.device)
         ids, p_hat = self.outcomes.step(kept_canon, [s for s, _ in self.memory.entries] if self.memory else [])

@@ -205,11 +205,21 @@ def diagnostics_table(rows: list[dict[str, Any]], tasks: Sequence[Task], variant
     return "\n".join(lines) + "\n"
 
 
+def repo_relative(path: str) -> str:
+    """``path`` relative to the repository that holds this runner when it lies inside it (a worktree's or a
+    clone's absolute path says nothing to a reader), else unchanged."""
+    repo = Path(__file__).resolve().parents[2]
+    try:
+        return str(Path(path).absolute().relative_to(repo))
+    except ValueError:
+        return str(path)
+
+
 def provenance(info: dict[str, Any], tasks: Sequence[Task], variants: Sequence[Variant]) -> list[str]:
     """Command, prior, machine, budget and the harness settings that follow each task's thresholds."""
     lines = [f"Generated {info['created']} by `{info['command']}`."]
     for p in info["priors"]:
-        lines.append(f"Prior: `{p['path']}` (sha256 `{p['sha256'][:16]}…`, epochs {p.get('epochs')}).")
+        lines.append(f"Prior: `{repo_relative(p['path'])}` (sha256 `{p['sha256'][:16]}…`, epochs {p.get('epochs')}).")
     lines.append(f"Machine: {info['machine']}. Budget {info['budget']} oracle calls, batch {info['batch_size']}.")
     if any(t.group == PMO_GROUP for t in tasks):
         lines.append(PMO_PRIOR_NOTE)

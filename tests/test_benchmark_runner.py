@@ -45,7 +45,8 @@ def test_task_files_load(runner) -> None:
     assert len(tasks) >= 3
     for task in tasks.values():
         assert 0 < task.lenient < task.strict <= 1
-        assert len(task.regions) >= 3, f"{task.name} should define several high-scoring regions"
+        if task.group == "project":  # the PMO tasks (tests/test_benchmark_pmo.py) mostly have no regions
+            assert len(task.regions) >= 3, f"{task.name} should define several high-scoring regions"
         cfg = runner.run_config(runner.Job(task, runner.variants["dap"], 0, 10, str(PRIOR), Path("/tmp/x")))
         assert cfg["stage"][0]["max_oracle_calls"] == 10
         assert cfg["diversity_filter"]["minscore"] == task.lenient  # the filter sees every hit

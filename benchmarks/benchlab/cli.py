@@ -27,7 +27,10 @@ oracle logs and written to --out. A failed run makes the runner exit 1 and leave
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--tasks", nargs="+", default=["all"], help="task names, task files, or 'all'")
+    p.add_argument("--tasks", nargs="+", default=["project"],
+                   help="groups ('project': the three project tasks, 'pmo': the PMO/GuacaMol set, 'all': both), "
+                        "task names (e.g. celecoxib_rediscovery or pmo/celecoxib_rediscovery) or task files "
+                        "(default: project)")
     p.add_argument("--variants", "--strategies", dest="variants", nargs="+", default=None,
                    help="variant names from the variants file (default: all of them)")
     p.add_argument("--variants-file", default=str(VARIANTS_FILE), help="TOML table file of named variants")

@@ -17,14 +17,14 @@ from benchlab.variants import Variant
 _PROBE = Variant(name="dap", label="DAP", learning_strategy={"type": "dap"})
 
 
-def prior_hit_rates(tasks: Sequence[Task], prior: str, n: int, seed: int, out: Path) -> list[dict[str, Any]]:
-    """Sample ``n`` SMILES from the prior, score the unique valid ones with each task: fraction ≥ τ per region."""
+def sample_prior(prior: str, n: int, seed: int) -> tuple[list[str | None], list[str]]:
+    """``n`` SMILES sampled from the prior with torch seed ``seed`` (chunks of 512): their canonical forms (None
+    where invalid) and the unique valid ones in order of first appearance. The same (prior, n, seed) gives the
+    same sample here and in ``benchmarks/calibrate_pmo.py``."""
     import torch
 
     from mara_chem.chem.smiles import canonicalize
     from mara_chem.models.prior_file import load_prior
-    from mara_chem.rl.config import load_run_config
-    from mara_chem.scoring.scorer import Scorer
 
     torch.manual_seed(seed)
     model = load_prior(prior, "cpu")
@@ -32,13 +32,28 @@ def prior_hit_rates(tasks: Sequence[Task], prior: str, n: int, seed: int, out: P
     while len(smiles) < n:
         smiles += model.sample(min(512, n - len(smiles))).smiles
     canon = [canonicalize(s) for s in smiles]
-    unique = list(dict.fromkeys(c for c in canon if c))
+    return canon, list(dict.fromkeys(c for c in canon if c))
+
+
+def task_scores(task: Task, smiles: list[str], prior: str, out: Path) -> np.ndarray:
+    """The task's total score of each SMILES, with the scoring section exactly as a run builds it (NaN → 0)."""
+    from mara_chem.rl.config import load_run_config
+    from mara_chem.scoring.scorer import Scorer
+
+    job = Job(task, _PROBE, 0, 1, prior, out / "_probe")
+    scorer = Scorer(load_run_config(run_config(job)).stage[0].scoring)
+    try:
+        return np.nan_to_num(scorer(smiles).total, nan=0.0)
+    finally:
+        scorer.close()
+
+
+def prior_hit_rates(tasks: Sequence[Task], prior: str, n: int, seed: int, out: Path) -> list[dict[str, Any]]:
+    """Sample ``n`` SMILES from the prior, score the unique valid ones with each task: fraction ≥ τ per region."""
+    canon, unique = sample_prior(prior, n, seed)
     results = []
     for task in tasks:
-        job = Job(task, _PROBE, 0, 1, prior, out / "_probe")
-        scorer = Scorer(load_run_config(run_config(job)).stage[0].scoring)
-        totals = np.nan_to_num(scorer(unique).total, nan=0.0)
-        scorer.close()
+        totals = task_scores(task, unique, prior, out)
         entry: dict[str, Any] = {"task": task.name, "sampled": n, "valid": sum(c is not None for c in canon),
                                  "unique": len(unique)}
         assign = region_assigner(task)

@@ -19,6 +19,9 @@ from benchlab.variants import BASELINE, Variant
 
 AIM_YIELD, AIM_CIRCLES = 2.0, 1.2
 """The issue's aim: strict Yield ≥ 2× DAP's and #Circles ≥ 1.2× DAP's with IntDiv1 no lower."""
+PMO_GROUP = "pmo"
+PMO_PRIOR_NOTE = ("PMO tasks: the prior here is trained on MOSES, unlike the ZINC 250k prior of PMO's REINVENT, so "
+                  "these figures are not comparable one to one with published REINVENT/PMO figures.")
 
 
 def _cell(entry: dict[str, Any], key: str, digits: int, show_p: bool, total: int) -> str:
@@ -98,6 +101,20 @@ def overall_table(rows: list[dict[str, Any]], tasks: Sequence[Task], variants: S
     return "\n".join(lines) + "\n"
 
 
+def group_overall_tables(rows: list[dict[str, Any]], tasks: Sequence[Task], variants: Sequence[Variant]) -> str:
+    """The overall table of each task group on its own (project tasks, PMO tasks), when the grid spans several:
+    the groups' scores differ in scale, so the mean over all tasks is dominated by the larger group."""
+    groups = {t.group: [u for u in tasks if u.group == t.group] for t in tasks}
+    if len(groups) < 2:
+        return ""
+    lines = []
+    for group, members in groups.items():
+        names = {t.name for t in members}
+        lines.append(f"### {group} tasks only ({len(members)})\n")
+        lines.append(overall_table([r for r in rows if r["task"] in names], members, variants))
+    return "\n".join(lines)
+
+
 def _num_text(value: float, digits: int) -> str:
     return f"{value:.{digits}f}" if math.isfinite(value) else "n/a"
 
@@ -149,10 +166,13 @@ def markdown_tables(summary: list[dict[str, Any]], tasks: Sequence[Task], ob_n: 
 def region_table(rows: list[dict[str, Any]], tasks: Sequence[Task], variants: Sequence[Variant]) -> str:
     """Mean number of strict-threshold hits per high-scoring region (where each variant's hits lie)."""
     lines = []
+    without = [t.name for t in tasks if not t.regions and any(r["task"] == t.name for r in rows)]
+    if without:
+        lines.append(f"No regions defined for: {', '.join(without)}.\n")
     for task in tasks:
         names = [r["name"] for r in task.regions] + ["other"]
         present = [r for r in rows if r["task"] == task.name]
-        if not present:
+        if not present or not task.regions:
             continue
         lines.append(f"**{task.name}** (hits ≥ {task.strict}, mean over seeds)\n")
         lines.append("| variant | " + " | ".join(names) + " |")
@@ -185,12 +205,24 @@ def diagnostics_table(rows: list[dict[str, Any]], tasks: Sequence[Task], variant
     return "\n".join(lines) + "\n"
 
 
+def repo_relative(path: str) -> str:
+    """``path`` relative to the repository that holds this runner when it lies inside it (a worktree's or a
+    clone's absolute path says nothing to a reader), else unchanged."""
+    repo = Path(__file__).resolve().parents[2]
+    try:
+        return str(Path(path).absolute().relative_to(repo))
+    except ValueError:
+        return str(path)
+
+
 def provenance(info: dict[str, Any], tasks: Sequence[Task], variants: Sequence[Variant]) -> list[str]:
     """Command, prior, machine, budget and the harness settings that follow each task's thresholds."""
     lines = [f"Generated {info['created']} by `{info['command']}`."]
     for p in info["priors"]:
-        lines.append(f"Prior: `{p['path']}` (sha256 `{p['sha256'][:16]}…`, epochs {p.get('epochs')}).")
+        lines.append(f"Prior: `{repo_relative(p['path'])}` (sha256 `{p['sha256'][:16]}…`, epochs {p.get('epochs')}).")
     lines.append(f"Machine: {info['machine']}. Budget {info['budget']} oracle calls, batch {info['batch_size']}.")
+    if any(t.group == PMO_GROUP for t in tasks):
+        lines.append(PMO_PRIOR_NOTE)
     lines.append("")
     lines.append("| task | lenient τ | strict τ | diversity filter | strict-τ options of the variants |")
     lines.append("|---|---|---|---|---|")
@@ -223,6 +255,7 @@ def results_markdown(info: dict[str, Any], tasks: Sequence[Task], variants: Sequ
     lines.append(f"Aim: strict Yield ≥ {AIM_YIELD:g}× DAP's and #Circles ≥ {AIM_CIRCLES:g}× DAP's with IntDiv1 no "
                  "lower, on the seed means. Only seeds run on every task enter.\n")
     lines.append(overall_table(rows, tasks, ran))
+    lines.append(group_overall_tables(rows, tasks, ran))
     lines.append("## All metrics per task\n")
     lines.append(markdown_tables(summary, tasks, ob_n, labels))
     lines.append("## Where the strict hits lie (hits per high-scoring region)\n")

@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=2, help="parallel processes (one torch thread each)")
     p.add_argument("--prior", default=str(DEFAULT_PRIOR), help="prior file (copy it first if it is being retrained)")
     p.add_argument("--runs", default=str(REPO / "runs" / "benchmark"), help="root folder of the run folders")
-    p.add_argument("--out", default=str(HERE / "results" / "cpu_suite"), help="folder for tables and figures")
+    p.add_argument("--out", default=str(HERE / "results" / "suite"), help="folder for tables and figures")
     p.add_argument("--ob-n", type=int, default=100, help="N of the OB_N column")
     p.add_argument("--circle-seed", type=int, default=None,
                    help="#Circles: visit hits in a random order with this seed (default: discovery order)")

@@ -86,3 +86,20 @@ def test_circles_visit_hits_in_discovery_order_by_default() -> None:
     found = [PARACETAMOL, PHENOL, CRESOL, *FAR_APART]
     prefix_counts = [n_circles(found[:k]) for k in range(len(found) + 1)]
     assert prefix_counts == sorted(prefix_counts) and prefix_counts[-1] == n_circles(found)
+
+
+def test_circle_centres_over_prefixes_equal_repacking_each_prefix() -> None:
+    """The one-pass #Circles curve (discovery order): centres among the first k molecules = #Circles of those k,
+    on a set where a late molecule would become a centre only without an earlier one."""
+    import numpy as np
+
+    from mara_chem.metrics.diversity import circle_centres, fingerprints, n_circles_fps
+
+    smiles = ["CCO", "CCCO", "c1ccccc1", "CCCCO", "c1ccccc1C", "O=C(O)c1ccccc1", "C1CCNCC1", "CCN(CC)CC",
+              "c1ccc2ccccc2c1", "CCOC(=O)C", "OCCCCCCO", "c1ccncc1"]
+    fps = fingerprints(smiles)
+    prefix = np.cumsum(circle_centres(fps))
+    assert prefix.tolist() == [n_circles_fps(fps[:k]) for k in range(1, len(fps) + 1)]
+    assert 1 < prefix[-1] < len(smiles)  # the set discriminates: neither one circle nor all
+    seeded = circle_centres(fps, seed=3)
+    assert int(seeded.sum()) == n_circles_fps(fps, seed=3)

@@ -15,6 +15,7 @@ _EXPORTS = {
     "MetricOptions": "compute", "compute_metrics": "compute", "threshold_metrics": "compute",
     "FingerprintSpec": "diversity", "int_div1": "diversity", "int_div1_fps": "diversity", "n_circles": "diversity",
     "n_circles_fps": "diversity",
+    "circle_centres": "diversity",
     "Molecule": "oracle_log", "LogTable": "oracle_log", "OracleLog": "oracle_log", "read_oracle_log": "oracle_log",
     "unique_molecules": "oracle_log",
     "format_table": "table", "html_table": "table",

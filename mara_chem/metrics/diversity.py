@@ -68,6 +68,21 @@ def circle_order(n: int, seed: int | None = None) -> np.ndarray:
     return np.arange(n) if seed is None else np.random.default_rng(seed).permutation(n)
 
 
+def circle_centres(fps: Sequence[ExplicitBitVect], t: float = CIRCLE_DISTANCE, seed: int | None = None) -> np.ndarray:
+    """Which molecules become circle centres under greedy packing (a bool per input molecule, input order).
+
+    In discovery order (``seed=None``) a molecule's fate depends only on the molecules before it, so the number of
+    centres among the first k molecules is #Circles of those k: one pass gives the whole #Circles curve."""
+    chosen: list[ExplicitBitVect] = []
+    centre = np.zeros(len(fps), dtype=bool)
+    for i in circle_order(len(fps), seed):
+        fp = fps[int(i)]
+        if not chosen or (1.0 - np.asarray(DataStructs.BulkTanimotoSimilarity(fp, chosen))).min() > t:
+            chosen.append(fp)
+            centre[int(i)] = True
+    return centre
+
+
 def n_circles_fps(fps: Sequence[ExplicitBitVect], t: float = CIRCLE_DISTANCE, seed: int | None = None) -> int:
     """#Circles by greedy sphere packing: a molecule joins if 1 − Tanimoto to EVERY chosen one is > t.
 
@@ -77,12 +92,7 @@ def n_circles_fps(fps: Sequence[ExplicitBitVect], t: float = CIRCLE_DISTANCE, se
     changes the count by several circles on real runs. The greedy count is a lower bound of the maximal
     packing (Xie et al. 2023, "How much space has been explored?").
     """
-    chosen: list[ExplicitBitVect] = []
-    for i in circle_order(len(fps), seed):
-        fp = fps[int(i)]
-        if not chosen or (1.0 - np.asarray(DataStructs.BulkTanimotoSimilarity(fp, chosen))).min() > t:
-            chosen.append(fp)
-    return len(chosen)
+    return int(circle_centres(fps, t, seed).sum())
 
 
 def n_circles(smiles: Sequence[str], t: float = CIRCLE_DISTANCE, seed: int | None = None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from mara_chem.metrics.diversity import CIRCLE_DISTANCE, FingerprintSpec, fingerprints, n_circles_fps
+from mara_chem.metrics.diversity import CIRCLE_DISTANCE, FingerprintSpec, circle_centres, fingerprints, n_circles_fps
 from mara_chem.metrics.oracle_log import LogTable, Molecule, unique_molecules
 from mara_chem.metrics.yield_ob import hits
 
@@ -45,7 +45,11 @@ def circles_curve(log: LogLike, threshold: float, budget: int, points: int = 20,
     found = hits(molecules_of(log, budget), threshold)
     fps = fingerprints([m.smiles for m in found], spec)
     hit_calls = np.array([m.call for m in found], dtype=int)
-    counts = [n_circles_fps(fps[: int(np.searchsorted(hit_calls, c, side="right"))], t, seed) for c in calls]
+    ends = np.searchsorted(hit_calls, calls, side="right")
+    if seed is None:  # discovery order: one packing pass, counted over each prefix
+        centres = np.concatenate([[0], np.cumsum(circle_centres(fps, t))])
+        return calls, centres[ends].astype(int)
+    counts = [n_circles_fps(fps[: int(end)], t, seed) for end in ends]  # a random order repacks every prefix
     return calls, np.asarray(counts, dtype=int)
 
 

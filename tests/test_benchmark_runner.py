@@ -99,10 +99,22 @@ def test_smoke_grid(runner, tmp_path: Path, capsys) -> None:
     info = json.loads((out / "results.json").read_text())
     assert info["priors"][0]["sha256"] == runner.sha256_of(PRIOR)
 
-    # resumable: finished runs are skipped, the tables are rebuilt
+    # resumable: finished runs are skipped, the tables are rebuilt (from each run's metrics cache, same numbers)
     capsys.readouterr()
+    assert all((runs / "ref_neighbourhoods" / v / "seed0" / "benchmark_metrics.json").exists() for v in ("dap", "mara"))
     assert runner.main(argv) == 0
     assert "2 already finished, 0 to run" in capsys.readouterr().out
+    assert list(csv.DictReader((out / "runs.csv").open())) == rows
+
+    # the cache holds only for the same oracle log: an edited log is measured again
+    from benchlab.run_metrics import measured_run
+
+    job = next(j for j in runner.jobs.make_jobs([runner.load_task(REPO / "benchmarks" / "tasks" / "ref_neighbourhoods.toml")],
+                                                [runner.variants["dap"]], [0], 64, str(PRIOR), runs, 64, 4))
+    log = job.run_dir / "oracle_log.csv"
+    lines = log.read_text().splitlines(keepends=True)
+    log.write_text("".join(lines[:2]))  # the header and the first call only
+    assert measured_run(job, 5)["row"]["oracle_calls"] == 1
 
 
 def test_a_changed_task_is_not_reused(runner, tmp_path: Path) -> None:

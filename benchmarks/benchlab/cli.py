@@ -93,7 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
     from benchlab.summary import summarize  # imported here: a long grid summarises with the code of its end
 
-    info = summarize(jobs, tasks, variants, out, args.ob_n, command, args.circle_seed)
+    info = summarize(jobs, tasks, variants, out, args.ob_n, command, args.circle_seed, args.workers)
     if info is None:
         print(f"no finished run matches this grid; tables in {out} left as they were", flush=True)
         return 1

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import os
+from functools import cache
+from pathlib import Path
 from typing import Any
 
-from benchlab.jobs import DONE_NAME, Job
+from benchlab.jobs import DONE_NAME, Job, config_fingerprint
 from benchlab.tasks import region_assigner
+
+CACHE_NAME = "benchmark_metrics.json"
+"""A finished run's metrics and diagnostics, kept in its folder so a summary of hundreds of runs does not read and
+recompute every oracle log again (several seconds a run). Valid only for the same oracle log, run record, job
+configuration, OB_N, circle order and metric code (``_metric_code_sha256``); anything else recomputes."""
 
 METRICS = ("yield", "ob_n", "intdiv1", "n_circles", "n_scaffolds")
 METRIC_LABELS = {"yield": "Yield", "ob_n": "OB{n}", "intdiv1": "IntDiv1", "n_circles": "#Circles",
@@ -45,3 +54,46 @@ def run_metrics(job: Job, ob_n: int, circle_seed: int | None = None) -> dict[str
                          "circle_calls": ccalls.tolist(), "circles": circles.tolist()}
     scores = [mol.score for mol in molecules if math.isfinite(mol.score)]
     return {"row": row, "curves": curves, "scores": scores}
+
+
+@cache
+def _metric_code_sha256() -> str:
+    """Digest of the code the cached numbers come from: the package's metrics and curves, and this runner's."""
+    import mara_chem.metrics
+    import mara_chem.report.curves
+
+    files = sorted(Path(mara_chem.metrics.__file__).parent.glob("*.py"))
+    files += [Path(mara_chem.report.curves.__file__), Path(__file__), Path(__file__).with_name("diagnostics.py")]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _cache_key(job: Job, ob_n: int, circle_seed: int | None) -> str:
+    from mara_chem.metrics.oracle_log import LOG_NAME
+
+    parts = [hashlib.sha256((job.run_dir / LOG_NAME).read_bytes()).hexdigest(),
+             hashlib.sha256((job.run_dir / DONE_NAME).read_bytes()).hexdigest(),
+             config_fingerprint(job)["sha256"], job.budget, ob_n, circle_seed, _metric_code_sha256()]
+    return hashlib.sha256(json.dumps(parts).encode()).hexdigest()
+
+
+def measured_run(job: Job, ob_n: int, circle_seed: int | None = None) -> dict[str, Any]:
+    """``run_metrics`` plus the run's diagnostics, from the run folder's cache when it is still valid."""
+    from benchlab.diagnostics import run_diagnostics
+
+    key = _cache_key(job, ob_n, circle_seed)
+    path = job.run_dir / CACHE_NAME
+    try:
+        cached = json.loads(path.read_text())
+        if cached.get("key") == key:
+            return cached["metrics"]
+    except (OSError, ValueError):
+        pass
+    m = run_metrics(job, ob_n, circle_seed)
+    m["row"].update(run_diagnostics(job))
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps({"key": key, "metrics": m}))
+    os.replace(tmp, path)
+    return m

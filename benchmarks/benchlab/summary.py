@@ -16,7 +16,7 @@ import numpy as np
 
 from benchlab.jobs import Job, filter_config, finished_record, stale_reason
 from benchlab.plots import plot_curves, plot_scores
-from benchlab.run_metrics import run_metrics
+from benchlab.run_metrics import measured_run
 from benchlab.stats import aggregate
 from benchlab.tables import results_markdown
 from benchlab.tasks import Task
@@ -52,23 +52,32 @@ def _priors_used(records: Sequence[dict[str, Any]], out: Path) -> list[dict[str,
     return infos
 
 
+def _measure(jobs: Sequence[Job], ob_n: int, circle_seed: int | None, workers: int) -> list[dict[str, Any]]:
+    """Each finished run's metrics (``measured_run``), in ``workers`` processes when several runs are not cached."""
+    if workers <= 1 or len(jobs) < 2:
+        return [measured_run(job, ob_n, circle_seed) for job in jobs]
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(partial(measured_run, ob_n=ob_n, circle_seed=circle_seed), jobs))
+
+
 def summarize(jobs: Sequence[Job], tasks: Sequence[Task], variants: Sequence[Variant], out: Path, ob_n: int,
-              command: str, circle_seed: int | None = None) -> dict[str, Any] | None:
+              command: str, circle_seed: int | None = None, workers: int = 1) -> dict[str, Any] | None:
     """Metrics of every finished run whose configuration matches its job, then results.md/.csv/.json, runs.csv
     and the PNGs under ``out``. Runs made with another configuration are named and left out. None (and nothing
     written) when no run matches."""
-    from benchlab.diagnostics import run_diagnostics
-
     rows, curves, scores, records = [], {}, {}, []
+    finished = []
     for job in jobs:
         if (reason := stale_reason(job)) is not None:
             print(reason.replace("it is run again", "left out of the tables"), flush=True)
         record = finished_record(job)
-        if record is None:
-            continue
-        records.append(record)
-        m = run_metrics(job, ob_n, circle_seed)
-        m["row"].update(run_diagnostics(job))
+        if record is not None:
+            records.append(record)
+            finished.append(job)
+    for job, m in zip(finished, _measure(finished, ob_n, circle_seed, workers)):
         rows.append(m["row"])
         curves.setdefault(job.task.name, {}).setdefault(job.strategy, []).append(m["curves"])
         scores.setdefault(job.task.name, {}).setdefault(job.strategy, []).extend(m["scores"])

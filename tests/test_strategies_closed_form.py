@@ -295,7 +295,7 @@ def test_class_level_ips_with_window_frequencies_keeps_the_fixed_point():
 def test_class_level_ips_dap_with_window_and_small_eps_keeps_g_beta():
     """The suite's IPS-DAP variant (class outcomes, window frequencies, ε below 1/G so a rare class weighs up to
     ε⁻¹/G⁻¹ times more): the row weights stay positive, so with a learned log Z the minimiser is still DAP's
-    G_β item by item (docs/strategies.md, "DAP form"); only the way there changes."""
+    G_β item by item (docs/strategies.md, "IPS", its DAP form); only the way there changes."""
     tracker = OutcomeTracker(frequency="window", frequency_window=4)
     p = train(build_strategy(type="ips_dap", sigma=SIGMA, log_z_lr=1.0, outcome="cluster", ips_eps=0.0005,
                              frequency="window", frequency_window=4),

@@ -108,7 +108,7 @@ class ScoringComponent(ABC):
     @property
     def scores_parsed(self) -> bool:
         """True when the component scores parsed molecules one by one (it keeps the default ``score_batch``)."""
-        return type(self).score_batch is ScoringComponent.score_batch
+        return getattr(self.score_batch, "__func__", None) is ScoringComponent.score_batch
 
     def score_batch(self, smiles: list[str]) -> list[float | Failure]:
         """Default hook: one molecule at a time through ``score_mol``; override for batched/parallel work."""

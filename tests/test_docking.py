@@ -155,3 +155,26 @@ def test_clpp_7uvu_box_docks():
 def test_dockstring_receptor_is_used_in_place():
     target = dockstring_target("DRD2")
     assert "site-packages" in str(target.receptor) or "dockstring" in str(target.receptor)
+
+
+def test_pose_records_carry_the_input_id_and_plain_numbers(tmp_path):
+    """A scoring run names its molecules; the pose SDF then says which compound each pose is."""
+    poses = tmp_path / "poses.sdf"
+    comp = VinaDocking(small_box(executor="serial", pose_sdf=str(poses)))
+    try:
+        comp.name_molecules({FRAGMENTS[0]: "IND-7"})
+        score = comp([FRAGMENTS[0]]).values[0]
+    finally:
+        comp.close()
+    (pose,) = Chem.SDMolSupplier(str(poses), removeHs=False)
+    assert pose.GetProp("_Name") == "IND-7" and pose.GetProp("id") == "IND-7"
+    assert pose.GetProp("vina_score") == f"{score:.3f}"  # Vina's 3 decimals, not -8.7859999999999996
+    assert float(pose.GetProp("vina_score")) == pytest.approx(score, abs=5e-4)
+
+
+def test_pose_count_is_part_of_the_cache_key():
+    """A cache filled with another n_poses (the old default of 1 missed poses) is not reused."""
+    settings = DockingSettings("DRD2", "ATOM", (0.0, 0.0, 0.0), (10.0, 10.0, 10.0))
+    assert settings.n_poses == 9
+    assert settings.fingerprint() != DockingSettings("DRD2", "ATOM", (0.0, 0.0, 0.0), (10.0, 10.0, 10.0),
+                                                     n_poses=20).fingerprint()

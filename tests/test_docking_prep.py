@@ -57,6 +57,7 @@ def test_receptor_path_must_exist(tmp_path):
         ({"target": "DRD2", "executor": "threads"}, r"unknown executor 'threads'; valid: \['pool', 'ray', 'serial'\]"),
         ({"target": "DRD2", "protonation": "magic"}, "unknown protonation tool"),
         ({"target": "DRD2", "seed": 0}, "greater than or equal to 1"),
+        ({"target": "DRD2", "n_poses": 1}, "n_poses must be at least 9"),
         ({"target": "DRD2", "size": [10, 0, 10]}, "box size must be positive"),
         ({"target": "DRD2", "exhaustivness": 8}, "exhaustivness"),
     ],
@@ -68,7 +69,7 @@ def test_params_errors_name_the_problem(params, message):
 
 def test_params_defaults():
     p = VinaDockingParams(target="DRD2")
-    assert (p.exhaustiveness, p.n_poses, p.seed, p.timeout_s, p.ph) == (8, 1, 1, 120.0, 7.4)
+    assert (p.exhaustiveness, p.n_poses, p.seed, p.timeout_s, p.ph) == (8, 9, 1, 120.0, 7.4)
     assert (p.protonation, p.executor, p.n_workers, p.cache_path, p.pose_sdf) == ("dimorphite", "pool", None, None, None)
 
 

@@ -321,3 +321,32 @@ def test_scoring_reads_sdf_with_titles_and_csv_columns(tmp_path):
     expected = QED.qed(Chem.MolFromSmiles("CC(=O)Nc1ccc(O)cc1"))
     assert float(rows[1]["QED_raw"]) == pytest.approx(expected, abs=1e-5)
     assert float(rows[1]["MW_raw"]) == pytest.approx(151.165, abs=1e-3)
+
+
+def test_scoring_keeps_ids_and_every_input_column_in_csv_and_sdf(tmp_path, capsys):
+    """A chemist's CSV (id, assay value, a 'score' of its own) comes back whole, beside the new columns."""
+    source = tmp_path / "series.csv"
+    source.write_text("compound,SMILES,pIC50,score\nPZ-001,CC(=O)Nc1ccc(O)cc1,6.2,high\n"
+                      "PZ-002,not_a_smiles,5.1,low\nPZ-003,CC(=O)Oc1ccccc1C(=O)O,7.0,\n")
+    out, sdf = tmp_path / "scored.csv", tmp_path / "scored.sdf"
+    toml = _scoring_toml(tmp_path, source, out)
+    toml.write_text(toml.read_text().replace("[scoring]", f'id_column = "compound"\nsdf_file = "{sdf}"\n[scoring]', 1))
+    assert main(["run", str(toml)]) == 0
+    rows = _rows(out)
+    assert list(rows[0])[:6] == ["row", "id", "input_SMILES", "SMILES", "pIC50", "input_score"]
+    assert [(r["id"], r["pIC50"], r["input_score"]) for r in rows] == [
+        ("PZ-001", "6.2", "high"), ("PZ-002", "5.1", "low"), ("PZ-003", "7.0", "")]
+    assert rows[1]["reason"] == "invalid SMILES" and float(rows[0]["score"]) > 0
+    records = list(Chem.SDMolSupplier(str(sdf)))
+    assert [m.GetProp("_Name") for m in records] == ["PZ-001", "PZ-003"]  # the invalid row has no structure
+    assert records[0].GetProp("pIC50") == "6.2" and records[0].GetProp("input_score") == "high"
+    assert records[0].GetProp("QED_raw") == rows[0]["QED_raw"]
+    # without id_column the 'id' column is used if present, else the row number; a missing id_column is named
+    source.write_text("SMILES,id\nCCO,E-1\nCCN,E-2\n")
+    toml.write_text(toml.read_text().replace('id_column = "compound"\n', ""))
+    assert main(["run", str(toml), "--overwrite"]) == 0
+    assert [r["id"] for r in _rows(out)] == ["E-1", "E-2"]
+    toml.write_text(toml.read_text().replace("[scoring]", 'id_column = "name"\n[scoring]', 1))
+    capsys.readouterr()
+    assert main(["run", str(toml), "--overwrite"]) == 2
+    assert "[parameters.id_column]" in capsys.readouterr().err

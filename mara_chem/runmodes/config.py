@@ -86,6 +86,9 @@ class ScoringParameters(Section):
     standardize_smiles: bool = True
     # mara-chem
     batch_size: int = Field(100, ge=1, description="molecules scored and written per chunk (the resume unit)")
+    id_column: str | None = Field(None, description="CSV column of compound ids (default: 'id' if present, "
+                                                    "else the row number)")
+    sdf_file: str | None = Field(None, description="also write the scored rows (2D) with every column to this SDF")
 
 
 class ScoringRunConfig(Section):

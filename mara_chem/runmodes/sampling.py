@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from rdkit import Chem
 
-from mara_chem.chem.smiles import canonicalize, to_mol
+from mara_chem.chem.sdf import write_rows_sdf
+from mara_chem.chem.smiles import canonicalize
 from mara_chem.models.prior_file import PriorFileError, load_prior
 from mara_chem.runmodes.config import SamplingConfig
 from mara_chem.runmodes.errors import RunModeError, resolve_device_or_error
@@ -99,22 +99,7 @@ def run_sampling(cfg: SamplingConfig, overwrite: bool = False, quiet: bool = Fal
         writer.writeheader()
         writer.writerows(rows)
     if sdf is not None:
-        _write_sdf(rows, sdf)
+        write_rows_sdf(rows, sdf)
     os.replace(tmp, out)
     say(f"{len(rows)} molecules from {drawn} draws in {seconds:.1f} s ({drawn / max(seconds, 1e-9):.0f} samples/s)")
     return SamplingResult(out, len(rows), drawn, seconds, sdf)
-
-
-def _write_sdf(rows: list[dict[str, object]], path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    with Chem.SDWriter(str(tmp)) as writer:
-        for row in rows:
-            mol = to_mol(str(row["SMILES"]))
-            if mol is None:
-                continue
-            mol.SetProp("_Name", str(row["SMILES"]))
-            for key, value in row.items():
-                if key != "SMILES" and value not in ("", None) and not (isinstance(value, float) and math.isnan(value)):
-                    mol.SetProp(key, str(value))
-            writer.write(mol)
-    os.replace(tmp, path)

@@ -14,12 +14,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from rdkit import Chem
-
 from mara_chem.chem.smiles import canonicalize, to_mol
+from mara_chem.chem.sdf import write_rows_sdf
 from mara_chem.rl.summary import append_csv_rows
 from mara_chem.runmodes.config import ScoringRunConfig
 from mara_chem.runmodes.errors import RunModeError
+from mara_chem.runmodes.scoring_input import output_names, read_scoring_input
 from mara_chem.scoring.scorer import Scorer
 
 
@@ -57,31 +57,14 @@ def score_rows(scorer: Scorer, rows: list[dict[str, object]]) -> None:
         row["reason"] = result.reasons[i] or ""
 
 
-def read_molecules(path: Path, smiles_column: str) -> list[tuple[str, str]]:
-    """(id, SMILES) pairs from .sdf (title or row number as id), .csv (``smiles_column``) or .smi/.txt files."""
-    if not path.is_file():
-        raise RunModeError(f"[parameters.smiles_file] file {path} does not exist")
-    suffix = path.suffix.lower()
-    if suffix == ".sdf":
-        out = []
-        for n, mol in enumerate(Chem.SDMolSupplier(str(path)), start=1):
-            name = mol.GetProp("_Name") if mol is not None and mol.HasProp("_Name") else ""
-            out.append((name or str(n), Chem.MolToSmiles(mol) if mol is not None else ""))
-        return out
-    if suffix == ".csv":
-        with open(path, newline="") as handle:
-            reader = csv.DictReader(handle)
-            if smiles_column not in (reader.fieldnames or []):
-                raise RunModeError(f"[parameters.smiles_column] {path} has no column {smiles_column!r} "
-                                   f"(columns: {', '.join(reader.fieldnames or [])})")
-            return [(str(n), row[smiles_column] or "") for n, row in enumerate(reader, start=1)]
-    out = []
-    for n, line in enumerate(path.read_text().splitlines(), start=1):
-        fields = line.split()
-        if not fields or (n == 1 and fields[0].lower() in ("smiles", "smile")):
-            continue
-        out.append((fields[1] if len(fields) > 1 else str(len(out) + 1), fields[0]))
-    return out
+def _ids_by_smiles(rows: list[dict[str, object]]) -> dict[str, str]:
+    """Canonical SMILES -> the input ids that share it (joined by ', ' when a molecule is listed twice)."""
+    ids: dict[str, list[str]] = {}
+    for row in rows:
+        canon = canonicalize(str(row["SMILES"]))
+        if canon:
+            ids.setdefault(canon, []).append(str(row["id"]))
+    return {smi: ", ".join(dict.fromkeys(v)) for smi, v in ids.items()}
 
 
 def _rows_done(path: Path, columns: list[str]) -> list[dict[str, str]]:
@@ -105,15 +88,18 @@ def run_scoring(cfg: ScoringRunConfig, overwrite: bool = False, quiet: bool = Fa
 
     p = cfg.parameters
     say = (lambda text: None) if quiet else (lambda text: print(text, file=sys.stderr, flush=True))
-    molecules = read_molecules(Path(p.smiles_file), p.smiles_column)
+    source = read_scoring_input(Path(p.smiles_file), p.smiles_column, p.id_column)
+    molecules = source.molecules
     out = Path(p.output_csv)
     scorer = Scorer(cfg.scoring)
-    columns = ["row", "id", "input_SMILES", "SMILES", *score_columns(scorer.endpoint_names)]
+    own = ["row", "id", "input_SMILES", "SMILES", *score_columns(scorer.endpoint_names)]
+    carried = output_names(source.extra_columns, own)  # input column -> its output name
+    columns = [*own[:4], *carried.values(), *own[4:]]
     if overwrite:
         out.unlink(missing_ok=True)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = _rows_done(out, columns)
-    if [r["id"] for r in done] != [m[0] for m in molecules[: len(done)]]:
+    if [r["id"] for r in done] != [m.ident for m in molecules[: len(done)]]:
         scorer.close()
         raise RunModeError(f"[parameters.output_csv] {out} holds rows of another input file; "
                            "use --overwrite or another name")
@@ -124,12 +110,16 @@ def run_scoring(cfg: ScoringRunConfig, overwrite: bool = False, quiet: bool = Fa
         for first in range(len(done), len(molecules), p.batch_size):
             chunk = molecules[first: first + p.batch_size]
             rows: list[dict[str, object]] = []
-            for n, (ident, smi) in enumerate(chunk, start=first + 1):
-                std = (canonicalize(smi) or "") if p.standardize_smiles else smi
-                rows.append({"row": n, "id": ident, "input_SMILES": smi, "SMILES": std})
+            for n, m in enumerate(chunk, start=first + 1):
+                std = (canonicalize(m.smiles) or "") if p.standardize_smiles else m.smiles
+                rows.append({"row": n, "id": m.ident, "input_SMILES": m.smiles, "SMILES": std,
+                             **{carried[k]: v for k, v in m.extra.items()}})
+            scorer.name_molecules(_ids_by_smiles(rows))
             score_rows(scorer, rows)
             append_csv_rows(out, columns, rows)
             say(f"scored {first + len(chunk)}/{len(molecules)}")
     finally:
         scorer.close()
+    if p.sdf_file:
+        write_rows_sdf(_rows_done(out, columns), Path(p.sdf_file))
     return ScoringResult(out, len(molecules), len(done), time.perf_counter() - start)

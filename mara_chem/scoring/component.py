@@ -137,6 +137,10 @@ class ScoringComponent(ABC):
         """Identifies the settings that determine the value (for persistent caches)."""
         return f"{self.name}:{self.params.model_dump_json()}"
 
+    def name_molecules(self, ids: dict[str, str]) -> None:
+        """Ids (canonical SMILES -> the input's compound id) of molecules about to be scored, for the files a
+        component writes beside its scores (a docking pose); a component that writes none ignores them."""
+
     def close(self) -> None:
         """Release worker pools or other resources; called once at the end of a run."""
 

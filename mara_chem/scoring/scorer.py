@@ -92,6 +92,11 @@ class Scorer:
                 total = np.where(np.isfinite(scores[e.name]), total, np.nan)
         return total
 
+    def name_molecules(self, ids: dict[str, str]) -> None:
+        """Hand the input's compound ids to every component (see ``ScoringComponent.name_molecules``)."""
+        for ep in self.endpoints:
+            ep.component.name_molecules(ids)
+
     def close(self) -> None:
         for ep in self.endpoints:
             ep.component.close()

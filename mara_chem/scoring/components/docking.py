@@ -31,7 +31,7 @@ from mara_chem.scoring.docking.executors import (
 )
 from mara_chem.scoring.docking.protonation import check_available, list_protonators
 from mara_chem.scoring.docking.targets import check_target, list_dockstring_targets, resolve_target
-from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, check_receptor_parses
+from mara_chem.scoring.docking.vina_runner import MIN_POSES, DockingSettings, DockOutcome, check_receptor_parses
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,9 @@ class VinaDockingParams(ComponentParams):
     center: Vec3 | None = Field(None, description="box centre (Angstrom); overrides a target's box")
     size: Vec3 | None = Field(None, description="box edge lengths (Angstrom); overrides a target's box")
     exhaustiveness: int = Field(8, ge=1)
-    n_poses: int = Field(1, ge=1, description="poses Vina keeps; the score is the best one's")
+    n_poses: int = Field(MIN_POSES,
+                         description="poses Vina keeps (at least its own default, 9: fewer can miss the best pose); "
+                                     "the score is the best one's")
     seed: int = Field(1, ge=1, description="Vina and ETKDG seed (Vina treats 0 as 'random', so 0 is refused)")
     timeout_s: float = Field(120.0, gt=0, description="per ligand (preparation + docking); overrun = NaN")
     ph: float | None = Field(7.4, description="protonation pH; None docks the molecule as written")
@@ -77,6 +79,14 @@ class VinaDockingParams(ComponentParams):
             raise ValueError(f"unknown protonation tool {value!r}; valid: {list_protonators()}")
         check_available(value.lower())
         return value.lower()
+
+    @field_validator("n_poses")
+    @classmethod
+    def _n_poses(cls, value: int) -> int:
+        if value < MIN_POSES:
+            raise ValueError(f"n_poses must be at least {MIN_POSES} (Vina's default): with fewer kept poses Vina "
+                             f"can miss the best pose by several kcal/mol; got {value}")
+        return value
 
     @field_validator("size")
     @classmethod
@@ -135,6 +145,7 @@ class VinaDocking(ExecutorCacheOwner, ScoringComponent):
         self.cache = DockingCache(p.cache_path, self.settings) if p.cache_path else None
         self._executor: DockingExecutor | None = None
         self._poses_written: set[str] = set()
+        self._ids: dict[str, str] = {}
 
     @property
     def executor(self) -> DockingExecutor:
@@ -159,6 +170,9 @@ class VinaDocking(ExecutorCacheOwner, ScoringComponent):
         )
         return [_as_value(outcomes.get(s)) for s in smiles]
 
+    def name_molecules(self, ids: dict[str, str]) -> None:
+        self._ids.update(ids)
+
     def _write_poses(self, outcomes: list[DockOutcome]) -> None:
         """Append the best pose of every newly seen docked molecule (below ``pose_score_max`` if set)."""
         from rdkit import Chem
@@ -178,9 +192,12 @@ class VinaDocking(ExecutorCacheOwner, ScoringComponent):
                 mol = Chem.MolFromMolBlock(o.pose_molblock, removeHs=False)
                 if mol is None:
                     continue
-                mol.SetProp("_Name", o.smiles)
+                ident = self._ids.get(o.smiles)
+                mol.SetProp("_Name", ident or o.smiles)
+                if ident:
+                    mol.SetProp("id", ident)
                 mol.SetProp("SMILES", o.smiles)
-                mol.SetDoubleProp("vina_score", float(o.score))  # type: ignore[arg-type]
+                mol.SetProp("vina_score", f"{float(o.score):.3f}")  # type: ignore[arg-type]  # no float noise
                 mol.SetProp("receptor", self.settings.receptor_name)
                 writer.write(mol)
                 self._poses_written.add(o.smiles)

@@ -3,6 +3,7 @@ import math
 import numpy as np
 import pytest
 from pydantic import ValidationError
+from rdkit import Chem
 
 from mara_chem.scoring.aggregation import arithmetic_mean, geometric_mean
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent, build_component, list_components
@@ -199,3 +200,25 @@ def test_required_endpoint_failure_makes_total_nan():
                                              {"TanimotoSimilarity": {"endpoint": [{"name": "sim", "params": {"smiles": ["CCO"]}}]}}]))
     optional.endpoints[1].component.score_batch = lambda smiles: [Failure("x") for _ in smiles]
     assert np.isfinite(optional(["CCO"]).total[0])  # not required: renormalised over QED
+
+
+def test_structural_alerts_filter_pains_and_brenk_by_name():
+    """RDKit's PAINS and Brenk catalogues: a dialkyl aniline (PAINS anil_di_alk) and a Michael acceptor
+    (Brenk) are filtered, ibuprofen is not (paracetamol is: Brenk's 'hydroquinone' covers p-aminophenols);
+    ``penalty`` sets the factor; a wrong catalogue is named."""
+    from mara_chem.chem.alerts import alert_names
+
+    aniline, enone, ibuprofen = "CCN(CC)c1ccc(C=Cc2ccccc2)cc1", "C=CC(=O)c1ccccc1", "CC(C)Cc1ccc(C(C)C(=O)O)cc1"
+    assert "anil_di_alk_B(251)" in alert_names(Chem.MolFromSmiles(aniline))
+    assert any("Michael" in n for n in alert_names(Chem.MolFromSmiles(enone)))
+    assert alert_names(Chem.MolFromSmiles(ibuprofen)) == []
+    assert alert_names(Chem.MolFromSmiles("CC(=O)Nc1ccc(O)cc1")) == ["hydroquinone"]
+    spec = ScoringSpec(type="geometric_mean", component=[
+        {"QED": {"endpoint": [{"name": "qed", "weight": 1}]}},
+        {"StructuralAlerts": {"endpoint": [{"name": "alerts"}]}}])
+    res = Scorer(spec)([aniline, enone, ibuprofen])
+    assert list(res.total[:2]) == [0.0, 0.0] and res.total[2] == pytest.approx(res.scores["qed"][2])
+    half = build_component("StructuralAlerts", {"catalogs": ["PAINS"], "penalty": 0.5})
+    assert list(half([aniline, enone]).values) == [0.5, 1.0]  # the enone is a Brenk alert only
+    with pytest.raises(ValidationError, match="unknown catalogue"):
+        build_component("StructuralAlerts", {"catalogs": ["PAINZ"]})

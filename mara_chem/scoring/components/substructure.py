@@ -8,6 +8,7 @@ from functools import cached_property
 from pydantic import Field, field_validator
 from rdkit import Chem
 
+from mara_chem.chem.alerts import DEFAULT_CATALOGS, alert_names, catalog_names
 from mara_chem.scoring.component import ComponentParams, ScoringComponent
 
 
@@ -82,3 +83,32 @@ class CustomAlerts(_SmartsComponent):
 
     def score_mol(self, mol: Chem.Mol) -> float:
         return 0.0 if any(self._matches(mol)) else 1.0
+
+
+class StructuralAlertsParams(ComponentParams):
+    catalogs: list[str] = Field(default_factory=lambda: list(DEFAULT_CATALOGS),
+                                description="RDKit FilterCatalog catalogues, e.g. PAINS, BRENK, NIH, ZINC")
+    penalty: float = Field(0.0, ge=0.0, le=1.0, description="factor on the total score when any alert matches")
+
+    @field_validator("catalogs")
+    @classmethod
+    def _known(cls, value: list[str]) -> list[str]:
+        unknown = [c for c in value if c not in catalog_names()]
+        if unknown or not value:
+            raise ValueError(f"unknown catalogue(s) {unknown or value}; valid: {catalog_names()}")
+        return value
+
+
+class StructuralAlerts(ScoringComponent):
+    """RDKit's PAINS and Brenk alerts (or any FilterCatalog) as a filter: the total score is multiplied by
+    ``penalty`` (0: removed) when any alert matches. The report names the alerts of every hit."""
+
+    name = "StructuralAlerts"
+    aliases = ("FilterCatalog", "PainsBrenk")
+    raw_range = (0.0, 1.0)
+    role = "penalty"
+    Params = StructuralAlertsParams
+    params: StructuralAlertsParams
+
+    def score_mol(self, mol: Chem.Mol) -> float:
+        return self.params.penalty if alert_names(mol, tuple(self.params.catalogs)) else 1.0

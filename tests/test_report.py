@@ -38,7 +38,8 @@ def test_write_report(run_dir: Path) -> None:
     assert page == run_dir / "report.html"
     text = page.read_text()
     assert '<table class="metrics">' in text and "<td>4</td>" in text  # Yield 4 at τ 0.8
-    assert text.count("data:image/png;base64,") == 5  # 4 plots + the hit grid
+    assert text.count("data:image/png;base64,") == 4  # 4 plots; the hits are a table with SVG structures
+    assert '<table class="hits">' in text and text.count("<svg") == 4
     assert "radius 2, 2048 bits" in text and "mean 0.250" in text
     mols = _sdf(run_dir / "hits.sdf")
     assert len(mols) == 4
@@ -52,7 +53,7 @@ def test_write_report(run_dir: Path) -> None:
 def test_report_cli_without_hits(run_dir: Path) -> None:
     assert main(["report", str(run_dir), "--threshold", "1.0", "--budget", "20"]) == 0
     text = (run_dir / "report.html").read_text()
-    assert "No hits" in text and text.count("data:image/png;base64,") == 4
+    assert "No hits" in text and text.count("data:image/png;base64,") == 4 and "<svg" not in text
     assert _sdf(run_dir / "hits.sdf") == []
 
 

@@ -152,6 +152,12 @@ def test_chain_tl_staged_agent_sampling_scoring(tmp_path, capsys):
     assert page.index("Objective") < page.index("Metrics")
     for text in ("mara", "tau = 0.5", "double_sigmoid", "MolecularWeight", "budget 40 oracle calls", str(PRIOR)):
         assert text in page, text
+    # every hit that is a series member is marked known (the agent's tuning series, read from the model)
+    series = {Chem.MolToSmiles(m, isomericSmiles=False) for m in
+              (Chem.MolFromSmiles(line.split()[0]) for line in SERIES.read_text().splitlines()[1:]) if m}
+    for hit in _rows(run / "hits.csv"):
+        in_series = Chem.MolToSmiles(Chem.MolFromSmiles(hit["smiles"]), isomericSmiles=False) in series
+        assert (hit["known"] == "pyrazole_amides.smi") == in_series, hit
 
     # 3. sample 1,000 unique valid molecules from the agent, scored
     samples = tmp_path / "samples" / "lib.csv"
@@ -168,6 +174,12 @@ def test_chain_tl_staged_agent_sampling_scoring(tmp_path, capsys):
     for r in rows[:20]:
         assert float(r["QED_raw"]) == pytest.approx(QED.qed(Chem.MolFromSmiles(r["SMILES"])), abs=1e-5)
     assert len([m for m in Chem.SDMolSupplier(str(samples.with_suffix(".sdf")))]) == 1000
+    # the sampling output's report: series members among the samples are marked known
+    assert main(["report", str(samples.parent), "--known", str(SERIES)]) == 0
+    listed = _rows(samples.parent / "lib_hits.csv")
+    known = [r for r in listed if r["known"]]
+    assert len(listed) == 1000 and known and all(
+        Chem.MolToSmiles(Chem.MolFromSmiles(r["smiles"]), isomericSmiles=False) in series for r in known)
 
     # 4. score that file: same objective, same numbers, every endpoint and raw value
     scores = tmp_path / "scores.csv"
@@ -299,7 +311,7 @@ def test_report_shows_pose_files_of_top_hits_and_rounds_hits_csv(tmp_path):
                        "transform": {"type": "reverse_sigmoid", "low": -11, "high": -6, "k": 0.5}}]}}]}}]}
     (tmp_path / "run.json").write_text(json.dumps(record))
     page = write_report(tmp_path, threshold=0.8, budget=3).read_text()
-    assert f"{poses} #1" in page and f"{poses} #2" in page and "(none)" in page  # CCN has no pose
+    assert f"{poses} #1" in page and f"{poses} #2" in page and page.count(f"{poses} #") == 2  # CCN has no pose
     assert "reverse_sigmoid low = -11" in page and "budget 3 oracle calls" in page
     hits = _rows(tmp_path / "hits.csv")
     by_smiles = {r["smiles"]: r for r in hits}
@@ -350,3 +362,31 @@ def test_scoring_keeps_ids_and_every_input_column_in_csv_and_sdf(tmp_path, capsy
     capsys.readouterr()
     assert main(["run", str(toml), "--overwrite"]) == 2
     assert "[parameters.id_column]" in capsys.readouterr().err
+
+
+def test_shipped_project_objective_excludes_the_series_and_alerts(tmp_path, monkeypatch):
+    """configs/scoring/pyrazole_amides_project.toml: series members and alerted molecules score 0, the rest
+    do not; the report of the scored table marks the series members known and names the alerts."""
+    monkeypatch.chdir(REPO)  # the objective names configs/data/pyrazole_amides.smi relative to the checkout
+    series = [line.split()[0] for line in SERIES.read_text().splitlines()[1:]]
+    member = series[5]
+    novel = "Cc1cc(C(=O)NC2CCOC2)n(-c2ccc(Cl)cc2)n1"  # the series acid with an amine it does not use
+    assert novel not in series and Chem.CanonSmiles(novel) not in {Chem.CanonSmiles(s) for s in series}
+    alerted = "CCN(CC)c1ccc(-n2nc(C)cc2C(=O)NC2CCOCC2)cc1"  # PAINS anil_di_alk_A on a series-like amide
+    source = tmp_path / "lib.csv"
+    source.write_text(f"id,SMILES\nM1,{member}\nN1,{novel}\nA1,{alerted}\n")
+    out = tmp_path / "scores.csv"
+    toml = tmp_path / "score.toml"
+    toml.write_text(f'run_type = "scoring"\n[parameters]\nsmiles_file = "{source}"\noutput_csv = "{out}"\n'
+                    '[scoring]\nfilename = "configs/scoring/pyrazole_amides_project.toml"\n')
+    assert main(["run", str(toml)]) == 0
+    rows = {r["id"]: r for r in _rows(out)}
+    assert (float(rows["M1"]["score"]), rows["M1"]["novel_raw"]) == (0.0, "0")
+    assert (float(rows["A1"]["score"]), rows["A1"]["alerts_raw"]) == (0.0, "0")
+    assert float(rows["N1"]["score"]) > 0.3 and rows["N1"]["novel_raw"] == rows["N1"]["alerts_raw"] == "1"
+    assert main(["report", str(out), "--known", str(SERIES)]) == 0
+    hits = {r["id"]: r for r in _rows(tmp_path / "scores_hits.csv")}
+    assert hits["M1"]["known"] == "pyrazole_amides.smi" and hits["N1"]["known"] == hits["A1"]["known"] == ""
+    assert "anil_di_alk_A" in hits["A1"]["alerts"] and hits["N1"]["alerts"] == ""
+    page = (tmp_path / "scores_report.html").read_text()
+    assert 'class="known"' in page and "anil_di_alk_A" in page

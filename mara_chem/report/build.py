@@ -1,20 +1,40 @@
-"""``write_report``: one HTML page per run, plus ``hits.sdf`` and ``hits.csv`` for the chemists."""
+"""``write_report``: one HTML page per run or scored table, plus ``hits.sdf`` and ``hits.csv`` for the chemists.
+
+Two kinds of input: a run folder (its ``oracle_log.csv``: metrics, curves, hits) and the CSV a ``sampling``
+or ``scoring`` run writes (its molecules, best score first). Both get the same hit table
+(``report.hit_table``): structure, id, SMILES, every endpoint, known and alert flags, scaffold groups.
+"""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from pathlib import Path
+
+import pandas as pd
 
 from mara_chem.metrics.compute import MetricOptions, compute_metrics
 from mara_chem.metrics.oracle_log import LogTable, read_oracle_log
 from mara_chem.metrics.table import html_table
 from mara_chem.metrics.yield_ob import hits
 from mara_chem.report import plots
+from mara_chem.report.annotate import annotate, known_compounds
 from mara_chem.report.curves import circles_curve, hits_curve, molecules_of, score_per_step
-from mara_chem.report.molecules import grid_png, hits_frame, top_hits_table, write_hits_csv, write_hits_sdf
+from mara_chem.report.hit_table import hits_table
+from mara_chem.report.molecules import hits_frame, write_hits_csv, write_hits_sdf
 from mara_chem.report.objective import objective_html, pose_files, pose_index
 from mara_chem.report.page import img_tag, page, section
 from mara_chem.report.routes import routes_section
 from mara_chem.rl.run_record import read_run_record
+
+#: the threshold when neither the command line nor the run says one
+DEFAULT_THRESHOLD = 0.8
+
+
+def run_threshold(record: dict | None) -> float:
+    """The run's own hit threshold (``[parameters] hit_threshold`` in run.json), else 0.8."""
+    value = ((record or {}).get("parameters") or {}).get("hit_threshold")
+    return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else DEFAULT_THRESHOLD
 
 
 def _plot_section(log: LogTable, threshold: float, budget: int, opts: MetricOptions) -> str:
@@ -32,34 +52,44 @@ def _plot_section(log: LogTable, threshold: float, budget: int, opts: MetricOpti
     return section("Curves", '<div class="plots">' + "\n".join(images) + "</div>")
 
 
-def _hits_section(run_dir: Path, log: LogTable, threshold: float, budget: int, top: int,
-                  record: dict | None) -> tuple[str, int]:
-    df = hits_frame(hits(log.molecules(budget), threshold), log.df)
-    poses = pose_index(pose_files(record))
-    for endpoint, where in poses.items():
-        df[f"{endpoint}_pose"] = [where.get(s, "") for s in df["smiles"]]
-    write_hits_csv(df, run_dir / "hits.csv")
-    n_sdf = write_hits_sdf(df, run_dir / "hits.sdf")
-    grid = grid_png(df, top)
-    body = img_tag(grid, "top hits") if grid else "<p>No hits at this threshold.</p>"
-    note = f"<p>{len(df)} hits exported to hits.csv and hits.sdf ({n_sdf} records); best {min(top, len(df))} shown.</p>"
-    if poses and len(df):
-        body += top_hits_table(df.head(top), [f"{e}_pose" for e in poses])
-    routes = routes_section(run_dir, df["smiles"].tolist(), top)
-    return section(f"Top hits (score ≥ {threshold})", note + body) + routes, n_sdf
+def _flags_note(df: pd.DataFrame, shown: int) -> str:
+    known, alerts = int((df["known"] != "").sum()), int((df["alerts"] != "").sum())
+    sources = sorted({s for v in df["known"] if v for s in v.split("; ")})
+    return (f"<p>{len(df)} hits, {known} of them known ({', '.join(sources) or 'no reference set'}; shaded), "
+            f"{alerts} with a PAINS/Brenk alert (named in red); the best {shown} below, grouped by Murcko scaffold "
+            "(click a column to sort; the scaffold_group column restores the grouping).</p>")
 
 
-def write_report(run_dir: str | Path, threshold: float = 0.8, budget: int | None = None, top: int = 24,
-                 opts: MetricOptions = MetricOptions()) -> Path:
-    """Write ``RUN_DIR/report.html`` (metrics table, curves, top-hit grid) and the hit exports; return the page."""
+def _hits_section(out_dir: Path, prefix: str, df: pd.DataFrame, title: str, top: int) -> tuple[str, int]:
+    write_hits_csv(df, out_dir / f"{prefix}hits.csv")
+    n_sdf = write_hits_sdf(df, out_dir / f"{prefix}hits.sdf")
+    note = (f"<p>Exported to {prefix}hits.csv and {prefix}hits.sdf ({n_sdf} records).</p>"
+            + (_flags_note(df, min(top, len(df))) if len(df) else ""))
+    return section(title, note + hits_table(df, top)), n_sdf
+
+
+def write_report(run_dir: str | Path, threshold: float | None = None, budget: int | None = None, top: int = 24,
+                 opts: MetricOptions = MetricOptions(), known_files: Sequence[str | Path] = ()) -> Path:
+    """Write ``RUN_DIR/report.html`` (objective, metrics, curves, the hit table) and the hit exports.
+
+    ``threshold`` None: the run's own ``hit_threshold``. ``known_files``: reference sets besides the run's."""
     run_dir = Path(run_dir)
+    record = read_run_record(run_dir)
+    threshold = run_threshold(record) if threshold is None else threshold
     log = read_oracle_log(run_dir)
     metrics = compute_metrics(run_dir, [threshold], budget, opts, log=log)
     budget = int(metrics["budget"])  # type: ignore[arg-type]
-    record = read_run_record(run_dir)
-    hits_html, _ = _hits_section(run_dir, log, threshold, budget, top, record)
+    df = hits_frame(hits(log.molecules(budget), threshold), log.df)
+    for endpoint, where in pose_index(pose_files(record)).items():
+        df[f"{endpoint}_pose"] = [where.get(s, "") for s in df["smiles"]]
+    df = annotate(df, known_compounds(record, known_files))
+    hits_html, _ = _hits_section(run_dir, "", df, f"Top hits (score ≥ {threshold})", top)
+    hits_html += routes_section(run_dir, df["smiles"].tolist(), top)
     intro = [f"Run folder: {run_dir}", f"Fingerprint: {opts.fingerprint.describe()}",
-             f"Budget: {budget} oracle calls ({metrics['budget_source']})"]
+             f"Budget: {budget} oracle calls ({metrics['budget_source']})",
+             f"Hit threshold: {threshold}" + (" (the run's hit_threshold)" if record and
+                                              ((record.get('parameters') or {}).get('hit_threshold') == threshold)
+                                              else "")]
     objective = [section("Objective (what the run was asked)", objective_html(record))] if record else []
     html_text = page(f"mara-chem run report: {run_dir.name}", intro, [
         *objective,
@@ -70,3 +100,56 @@ def write_report(run_dir: str | Path, threshold: float = 0.8, budget: int | None
     out = run_dir / "report.html"
     out.write_text(html_text, encoding="utf-8")
     return out
+
+
+def read_scored_table(path: Path) -> pd.DataFrame:
+    """A sampling or scoring output as a hit frame: ``smiles``, ``score`` (NaN when unscored), best first."""
+    df = pd.read_csv(path, dtype={"id": str}, keep_default_na=True)
+    if "SMILES" not in df.columns:
+        raise ValueError(f"{path}: no SMILES column (columns: {', '.join(map(str, df.columns))}); "
+                         "give a run folder or the CSV a sampling or scoring run wrote")
+    df = df.rename(columns={"SMILES": "smiles"})
+    if "score" not in df.columns:
+        df["score"] = float("nan")
+    if "id" not in df.columns:
+        df.insert(0, "id", [str(n) for n in range(1, len(df) + 1)])
+    df = df[df["smiles"].notna() & (df["smiles"].astype(str) != "")]
+    return df.sort_values("score", ascending=False, kind="stable", na_position="last").reset_index(drop=True)
+
+
+def write_table_report(csv_path: str | Path, threshold: float | None = None, top: int = 24,
+                       known_files: Sequence[str | Path] = ()) -> Path:
+    """Write ``STEM_report.html``, ``STEM_hits.csv`` and ``STEM_hits.sdf`` beside a sampling/scoring CSV.
+
+    ``threshold`` None: every molecule (best score first); else those scoring at least ``threshold``."""
+    path = Path(csv_path)
+    df = read_scored_table(path)
+    total, scored = len(df), int(df["score"].notna().sum())
+    if threshold is not None:
+        df = df[df["score"] >= threshold].reset_index(drop=True)
+    df = annotate(df, known_compounds(None, known_files))
+    title = f"Top molecules (score ≥ {threshold})" if threshold is not None else "Molecules, best score first"
+    body, _ = _hits_section(path.parent, f"{path.stem}_", df, title, top)
+    intro = [f"Table: {path}", f"{total} molecules, {scored} scored" + (
+        f"; {len(df)} at score ≥ {threshold}" if threshold is not None else "; no threshold (all molecules listed)")]
+    out = path.parent / f"{path.stem}_report.html"
+    out.write_text(page(f"mara-chem report: {path.name}", intro, [body]), encoding="utf-8")
+    return out
+
+
+def report_input(path: str | Path) -> tuple[str, Path]:
+    """('run', folder) for a run folder, ('table', csv) for a sampling/scoring CSV or a folder holding one."""
+    path = Path(path)
+    if path.is_file():
+        return "table", path
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path} does not exist")
+    if (path / "oracle_log.csv").exists():
+        return "run", path
+    tables = sorted(p for p in path.glob("*.csv") if not p.name.endswith(("_hits.csv", "hits.csv")))
+    tables = [p for p in tables if "SMILES" in p.open().readline().strip().split(",")]
+    if len(tables) == 1:
+        return "table", tables[0]
+    raise FileNotFoundError(f"{path} has no oracle_log.csv (not a run folder) and "
+                            + (f"{len(tables)} result CSVs ({', '.join(p.name for p in tables)}): name one"
+                               if tables else "no sampling or scoring CSV"))

@@ -1,4 +1,8 @@
-"""``mara-chem report RUN_DIR [--threshold 0.8] [--budget B] [--top 24]``: write RUN_DIR/report.html."""
+"""``mara-chem report PATH [--threshold T] [--budget B] [--top 24] [--known FILE ...]``.
+
+PATH is a run folder (writes RUN_DIR/report.html, hits.sdf, hits.csv) or the CSV of a sampling or scoring
+run, or a folder holding one (writes STEM_report.html, STEM_hits.sdf, STEM_hits.csv beside it).
+"""
 
 from __future__ import annotations
 
@@ -10,24 +14,34 @@ from mara_chem.metrics.cli import add_fingerprint_args, options_from_args
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from mara_chem.report.build import write_report
+    from mara_chem.report.build import report_input, write_report, write_table_report
 
     try:
-        out = write_report(args.run_dir, args.threshold, args.budget, args.top, options_from_args(args))
+        kind, path = report_input(args.run_dir)
+        if kind == "run":
+            out = write_report(path, args.threshold, args.budget, args.top, options_from_args(args), args.known)
+            prefix = ""
+        else:
+            out = write_table_report(path, args.threshold, args.top, args.known)
+            prefix = f"{path.stem}_"
     except (FileNotFoundError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    print(f"wrote {out}, {out.parent / 'hits.sdf'}, {out.parent / 'hits.csv'}")
+    print(f"wrote {out}, {out.parent / (prefix + 'hits.sdf')}, {out.parent / (prefix + 'hits.csv')}")
     return 0
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``report`` sub-command."""
-    p = sub.add_parser("report", help="self-contained HTML run report, hits.sdf and hits.csv")
-    p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
-    p.add_argument("--threshold", type=float, default=0.8, help="score threshold τ (default 0.8)")
+    p = sub.add_parser("report", help="self-contained HTML report (run folder or sampling/scoring CSV), hits.sdf, hits.csv")
+    p.add_argument("run_dir", type=Path, metavar="PATH", help="run folder, or a sampling/scoring CSV (or its folder)")
+    p.add_argument("--threshold", type=float, default=None,
+                   help="score threshold τ (default: the run's hit_threshold, else 0.8; a CSV: every molecule)")
     p.add_argument("--budget", type=int, default=None, help="oracle-call budget B (default as for `metrics`)")
-    p.add_argument("--top", type=int, default=24, help="hits drawn in the grid (default 24)")
+    p.add_argument("--top", type=int, default=24, help="hits listed in the table (default 24)")
+    p.add_argument("--known", type=Path, action="append", default=[], metavar="FILE",
+                   help="reference SMILES file whose molecules are marked known (repeatable; the run's own "
+                        "KnownCompounds files and tuning series are always used)")
     p.add_argument("--n", type=int, default=100, help="N of OB_N (default 100)")
     add_fingerprint_args(p)
     p.set_defaults(func=cmd_report)

@@ -84,7 +84,8 @@ def pose_index(files: dict[str, Path]) -> dict[str, dict[str, str]]:
             continue
         entries: dict[str, str] = {}
         for k, mol in enumerate(Chem.SDMolSupplier(str(path), removeHs=False), start=1):
-            if mol is not None and mol.HasProp("_Name"):
-                entries.setdefault(mol.GetProp("_Name"), f"{path} #{k}")
+            if mol is not None and (mol.HasProp("SMILES") or mol.HasProp("_Name")):  # the title may be an input id
+                key = mol.GetProp("SMILES") if mol.HasProp("SMILES") else mol.GetProp("_Name")
+                entries.setdefault(key, f"{path} #{k}")
         index[name] = entries
     return index

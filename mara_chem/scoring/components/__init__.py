@@ -1,6 +1,6 @@
 """Importing this package registers every built-in component by name (see ``list_components``)."""
 
-from mara_chem.scoring.components import guacamol, physchem, qsar, sa_score, similarity, substructure  # noqa: F401
+from mara_chem.scoring.components import guacamol, known, physchem, qsar, sa_score, similarity, substructure  # noqa: F401
 
 try:  # docking needs the optional vina/meeko stack only when used; the module itself imports lazily
     from mara_chem.scoring.components import docking  # noqa: F401

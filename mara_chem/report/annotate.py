@@ -1,0 +1,87 @@
+"""What a chemist needs beside a hit's scores: is it already known, which alerts it carries, its scaffold group.
+
+- ``known``: the reference files that hold the molecule (matched by structure, ``mara_chem.chem.known``):
+  the run's ``KnownCompounds`` endpoints, the series the agent was tuned on (transfer learning records its
+  ``smiles_file`` in the model), and any ``--known`` file.
+- ``alerts``: RDKit's PAINS and Brenk alerts by name (``mara_chem.chem.alerts``), whatever the objective.
+- ``scaffold_group``: 1 for the Murcko scaffold of the best hit, 2 for the next scaffold, ...
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from mara_chem.chem.alerts import alert_names
+from mara_chem.chem.known import KnownCompounds
+from mara_chem.chem.smiles import murcko_scaffold, to_mol
+
+log = logging.getLogger(__name__)
+
+
+def _known_endpoints(scoring: dict[str, Any]) -> list[tuple[list[str], list[str]]]:
+    """(files, inline SMILES) of every KnownCompounds endpoint of a scoring section."""
+    found = []
+    for entry in scoring.get("component", []):
+        for cname, spec in entry.items():
+            if cname.replace("_", "").replace("-", "").lower() in ("knowncompounds", "novelty"):
+                for ep in spec["endpoint"]:
+                    params = ep.get("params") or {}
+                    files = params.get("smiles_file") or []
+                    found.append(([files] if isinstance(files, str) else list(files), list(params.get("smiles") or [])))
+    return found
+
+
+def _tuned_on(model_file: str | None) -> str | None:
+    """The series file a transfer-learning model was tuned on (from its metadata), if the model says."""
+    if not model_file:
+        return None
+    try:
+        from mara_chem.models.prior_file import read_metadata
+
+        return (read_metadata(model_file).get("transfer_learning") or {}).get("smiles_file")
+    except Exception:  # a missing or foreign model file: nothing to learn from it
+        return None
+
+
+def known_compounds(record: dict[str, Any] | None, extra_files: Sequence[str | Path] = (),
+                    scoring: dict[str, Any] | None = None) -> KnownCompounds:
+    """Every reference set that applies to a run (``record``: its run.json) or a scored table (``scoring``)."""
+    known = KnownCompounds()
+    files: list[str] = []
+    sections = [s["scoring"] for s in (record or {}).get("stage", [])] + ([scoring] if scoring else [])
+    for section in sections:
+        for paths, inline in _known_endpoints(section):
+            files += paths
+            if inline:
+                known.add(inline, "objective's known SMILES")
+    series = _tuned_on(((record or {}).get("parameters") or {}).get("agent_file"))
+    if series:
+        files.append(series)
+    for path in [*files, *map(str, extra_files)]:
+        if Path(path).name in known.labels:
+            continue
+        if not Path(path).is_file() and path not in map(str, extra_files):
+            log.warning("reference file %s (named by the run) is not here; its molecules are not marked", path)
+            continue
+        known.add_file(path)
+    return known
+
+
+def annotate(df: pd.DataFrame, known: KnownCompounds, smiles_col: str = "smiles") -> pd.DataFrame:
+    """Add ``known``, ``alerts``, ``scaffold`` (if missing) and ``scaffold_group`` to a hit table sorted best first."""
+    out = df.copy()
+    mols = [to_mol(s) for s in out[smiles_col]]
+    out["known"] = ["; ".join(known.where(s)) for s in out[smiles_col]]
+    out["alerts"] = ["; ".join(alert_names(m)) if m is not None else "" for m in mols]
+    if "scaffold" not in out:
+        out["scaffold"] = [murcko_scaffold(s) for s in out[smiles_col]]
+    order: dict[str, int] = {}
+    for scaffold in out["scaffold"]:
+        order.setdefault(scaffold, len(order) + 1)
+    out["scaffold_group"] = [order[s] for s in out["scaffold"]]
+    return out

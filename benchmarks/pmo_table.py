@@ -29,7 +29,7 @@ from benchlab.tasks import Task, resolve_tasks  # noqa: E402
 
 from mara_chem.metrics.auc import top_k_auc, top_k_mean  # noqa: E402
 from mara_chem.metrics.diversity import fingerprints, mean_pairwise_distance_fps, n_circles_fps  # noqa: E402
-from mara_chem.metrics.oracle_log import read_oracle_log  # noqa: E402
+from mara_chem.run_folder.oracle_log import read_oracle_log  # noqa: E402
 from mara_chem.metrics.yield_ob import hits  # noqa: E402
 
 #: published sums of the mean AUC top-10 over the 20 PMO objectives that run offline (issue 19's anchors)

@@ -16,7 +16,7 @@ from pathlib import Path
 from rdkit import Chem
 
 from mara_chem.chem.smiles import to_mol
-from mara_chem.models.training import read_smiles_file
+from mara_chem.chem.smiles_file import read_smiles_file
 
 
 def constitution_key(smiles: str) -> str | None:

@@ -16,6 +16,7 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
+from mara_chem.chem.smiles_file import read_smiles_file  # noqa: F401  (its old home; callers import it here)
 from mara_chem.chem.smiles import canonicalize, randomize
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import build_network
@@ -57,22 +58,6 @@ class TrainConfig:
     half_precision: bool = False  # fp16 weights in the written prior: keeps a 3x512 LSTM under 16 MiB
     randomize: bool = False  # train on a fresh random SMILES of each molecule every epoch (augmentation)
     quality_samples: int = 1000  # samples drawn for validity/uniqueness when a best model is saved
-
-
-def read_smiles_file(path: str | Path) -> list[str]:
-    """First column of a .smi/.csv/.txt (optionally .gz) file; a header named like 'smiles' is skipped."""
-    import gzip
-
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    out: list[str] = []
-    with opener(path, "rt") as handle:
-        for n, line in enumerate(handle):
-            field0 = line.strip().replace("\t", ",").replace(" ", ",").split(",")[0]
-            if not field0 or (n == 0 and field0.lower() in ("smiles", "smile", "canonical_smiles")):
-                continue
-            out.append(field0)
-    return out
 
 
 def prepare_data(raw: list[str], cfg: TrainConfig, processes: int | None = None,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from mara_chem.metrics.compute import MetricOptions, compute_metrics
-from mara_chem.metrics.oracle_log import LogTable, read_oracle_log
+from mara_chem.run_folder.oracle_log import LogTable, read_oracle_log
 from mara_chem.metrics.table import html_table
 from mara_chem.metrics.yield_ob import hits
 from mara_chem.report import plots
@@ -25,7 +25,7 @@ from mara_chem.report.molecules import hits_frame, write_hits_csv, write_hits_sd
 from mara_chem.report.objective import objective_html, pose_files, pose_index
 from mara_chem.report.page import img_tag, page, section
 from mara_chem.report.routes import routes_section
-from mara_chem.rl.run_record import read_run_record
+from mara_chem.run_folder.run_record import read_run_record
 
 #: the threshold when neither the command line nor the run says one
 DEFAULT_THRESHOLD = 0.8

@@ -9,7 +9,7 @@ import pandas as pd
 
 from mara_chem.chem.sdf import write_rows_sdf
 from mara_chem.chem.smiles import murcko_scaffold
-from mara_chem.metrics.oracle_log import Molecule
+from mara_chem.run_folder.oracle_log import Molecule
 
 
 def hits_frame(found: Sequence[Molecule], log_df: pd.DataFrame | None = None) -> pd.DataFrame:

@@ -57,7 +57,7 @@ def test_known_ligand_plausible_score_on_its_dockstring_target():
     finally:
         comp.close()
     assert result.reasons == [None]
-    assert -13.0 < result.values[0] < -8.0  # kcal/mol; -10.7 here (exhaustiveness 1, seed 1, pH 7.4; dimorphite and molscrub give the same state)
+    assert -13.0 < result.values[0] < -8.0  # kcal/mol (exhaustiveness 1, seed 1, pH 7.4; pka_rules, dimorphite and molscrub give the same state)
 
 
 def test_failures_are_nan_with_reasons(serial_small):

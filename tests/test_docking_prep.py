@@ -26,7 +26,7 @@ def _settings(**overrides) -> DockingSettings:
 
 def test_registry_names_pinned():
     assert list_executors() == ["pool", "ray", "serial"]
-    assert list_protonators() == ["dimorphite", "molscrub", "openbabel"]
+    assert list_protonators() == ["dimorphite", "molscrub", "openbabel", "pka_rules"]
 
 
 def test_dockstring_targets_and_box():
@@ -70,7 +70,7 @@ def test_params_errors_name_the_problem(params, message):
 def test_params_defaults():
     p = VinaDockingParams(target="DRD2")
     assert (p.exhaustiveness, p.n_poses, p.seed, p.timeout_s, p.ph) == (8, 9, 1, 120.0, 7.4)
-    assert (p.protonation, p.executor, p.n_workers, p.cache_path, p.pose_sdf) == ("dimorphite", "pool", None, None, None)
+    assert (p.protonation, p.executor, p.n_workers, p.cache_path, p.pose_sdf) == ("pka_rules", "pool", None, None, None)
 
 
 def test_component_builds_without_starting_workers():
@@ -80,9 +80,9 @@ def test_component_builds_without_starting_workers():
     comp.close()
 
 
-@pytest.mark.parametrize("tool", ["molscrub", "dimorphite", "openbabel"])
+@pytest.mark.parametrize("tool", ["molscrub", "dimorphite", "openbabel", "pka_rules"])
 def test_protonation_tools_charge_amines_and_acids(tool):
-    pytest.importorskip({"dimorphite": "dimorphite_dl"}.get(tool, tool))
+    pytest.importorskip({"dimorphite": "dimorphite_dl", "pka_rules": "rdkit"}.get(tool, tool))
     mol = protonate(Chem.MolFromSmiles("CCN(CC)CCC(=O)O"), 7.4, tool)
     assert Chem.MolToSmiles(mol) == "CC[NH+](CC)CCC(=O)[O-]"
 
@@ -94,10 +94,13 @@ def test_molscrub_keeps_phenols_neutral():
     assert Chem.MolToSmiles(mol) == "CC(=O)Nc1ccc(O)cc1"
 
 
-def test_dimorphite_default_caveat_is_as_documented():
-    """The protonation module's docstring: plain and alkyl phenols stay neutral, substituted ones ionise."""
-    assert Chem.MolToSmiles(protonate(Chem.MolFromSmiles("Cc1ccc(O)cc1"), 7.4)) == "Cc1ccc(O)cc1"
-    assert Chem.MolToSmiles(protonate(Chem.MolFromSmiles("CC(=O)Nc1ccc(O)cc1"), 7.4)) == "CC(=O)Nc1ccc([O-])cc1"
+def test_dimorphite_caveat_is_as_documented():
+    """The protonation module's docstring: with dimorphite plain and alkyl phenols stay neutral, substituted
+    ones ionise; the default (pka_rules) keeps paracetamol neutral."""
+    dimorphite = lambda smi: Chem.MolToSmiles(protonate(Chem.MolFromSmiles(smi), 7.4, "dimorphite"))  # noqa: E731
+    assert dimorphite("Cc1ccc(O)cc1") == "Cc1ccc(O)cc1"
+    assert dimorphite("CC(=O)Nc1ccc(O)cc1") == "CC(=O)Nc1ccc([O-])cc1"
+    assert Chem.MolToSmiles(protonate(Chem.MolFromSmiles("CC(=O)Nc1ccc(O)cc1"), 7.4)) == "CC(=O)Nc1ccc(O)cc1"
 
 
 def test_missing_gpl_tool_names_the_extra(monkeypatch):

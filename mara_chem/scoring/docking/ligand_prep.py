@@ -27,7 +27,7 @@ class PreparedLigand:
     pdbqt: str
 
 
-def prepare_ligand(smiles: str, ph: float | None = 7.4, protonation: str = "dimorphite", seed: int = 1) -> PreparedLigand:
+def prepare_ligand(smiles: str, ph: float | None = 7.4, protonation: str = "pka_rules", seed: int = 1) -> PreparedLigand:
     """Prepare one ligand; ``ph=None`` docks the molecule as written (no protonation change)."""
     mol = Chem.MolFromSmiles(smiles)
     if mol is None or mol.GetNumAtoms() == 0:

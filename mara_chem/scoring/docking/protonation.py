@@ -1,9 +1,11 @@
-"""Protonation states at a given pH, by name: ``dimorphite`` (default), ``molscrub``, ``openbabel``.
+"""Protonation states at a given pH, by name: ``pka_rules`` (default), ``dimorphite``, ``molscrub``, ``openbabel``.
 
-Why dimorphite is the default: Dimorphite-DL is Apache-2.0 and RDKit-only, so the docking extra pulls no
-GPL code. Its caveat: with one state per molecule (``precision=0``) a phenol that is not plain or
-alkyl-substituted falls under its generic phenol class (pKa 7.07), so paracetamol is docked as the phenolate
-at 7.4, and salicylic acid as the dianion.
+Why ``pka_rules`` is the default: it is mara-chem's own documented rule layer (``pka_rules.py``, RDKit only,
+Apache-2.0) and the only tool here that gets common drugs right: 59 of 59 drugs of the validation set it was
+written against and 25 of 27 of a hold-out set written after it (``benchmarks/protonation/``), where
+Dimorphite-DL with one state per molecule (``precision=0``) gets 40 of 59: it ionises phenols with any
+substituent (its generic phenol class, pKa 7.07: paracetamol becomes the phenolate), benzimidazolones, imides
+and uracils, and protonates both nitrogens of piperazines and of N-aryl amidines (clozapine at +2).
 ``molscrub`` (GPL-3; the Forli lab's tool, maintained with Meeko) keeps such phenols neutral.
 OpenBabel's ``CorrectForPH`` (GPL-2) is what dockstring runs (``obabel -p 7.4``), so it is the choice for
 scores closer to the DOCKSTRING paper's (dockstring also types atoms with OpenBabel, we with Meeko).
@@ -56,6 +58,19 @@ class MolscrubProtonator(Protonator):
         if not states:
             raise ProtonationError("molscrub returned no state")
         return Chem.RemoveHs(states[0])
+
+
+class PkaRulesProtonator(Protonator):
+    """mara-chem's documented rule layer (``pka_rules.py``): estimated pKa per group, RDKit only."""
+
+    name = "pka_rules"
+    module = "rdkit"
+    install = "pip install rdkit"
+
+    def __call__(self, mol: Chem.Mol, ph: float) -> Chem.Mol:
+        from mara_chem.scoring.docking.pka_rules import protonate_rules
+
+        return protonate_rules(mol, ph)
 
 
 class DimorphiteProtonator(Protonator):
@@ -119,6 +134,6 @@ def check_available(tool: str) -> None:
         raise ValueError(f"protonation tool {tool!r} needs the {cls.module!r} package: {cls.install}")
 
 
-def protonate(mol: Chem.Mol, ph: float, tool: str = "dimorphite") -> Chem.Mol:
+def protonate(mol: Chem.Mol, ph: float, tool: str = "pka_rules") -> Chem.Mol:
     """The molecule's state at ``ph`` from the named tool (instances are cheap; the tools' data is cached)."""
     return PROTONATORS.get(tool)()(mol, ph)

@@ -41,7 +41,7 @@ class DockingSettings:
     n_poses: int = 9
     seed: int = 1
     ph: float | None = 7.4
-    protonation: str = "dimorphite"
+    protonation: str = "pka_rules"
     scoring_function: str = "vina"
     spacing: float = 0.375
     cpu_per_worker: int = 1
@@ -54,6 +54,10 @@ class DockingSettings:
         payload: dict[str, Any] = {k: asdict(self)[k] for k in keys}
         payload["receptor_sha256"] = hashlib.sha256(self.receptor_pdbqt.encode()).hexdigest()
         payload["prep_version"] = PREP_VERSION
+        if self.protonation == "pka_rules":
+            from mara_chem.scoring.docking.pka_rules import RULES_VERSION
+
+            payload["pka_rules_version"] = RULES_VERSION
         payload["versions"] = {p: _version(p) for p in ("vina", "meeko", "rdkit", _tool_package(self.protonation))}
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()[:32]
 
@@ -173,7 +177,7 @@ def worker_main(conn: Any, settings: Any, worker_cls: type = VinaWorker) -> None
 
 
 def _tool_package(protonation: str) -> str:
-    return {"dimorphite": "dimorphite_dl"}.get(protonation, protonation)
+    return {"dimorphite": "dimorphite_dl", "pka_rules": "rdkit"}.get(protonation, protonation)
 
 
 def _version(package: str) -> str:

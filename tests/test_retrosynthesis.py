@@ -7,6 +7,7 @@ import math
 from pathlib import Path
 
 import pytest
+from rdkit import Chem
 
 pytest.importorskip("syntheseus")
 pytest.importorskip("rdchiral")
@@ -15,6 +16,7 @@ pytest.importorskip("molbloom")
 import mara_chem.scoring.components  # noqa: E402,F401  (registers the built-in components)
 from mara_chem.scoring.component import build_component  # noqa: E402
 from mara_chem.scoring.retro.templates import load_templates, rxn_insight_smirks_path  # noqa: E402
+from syntheseus.interface.molecule import Molecule  # noqa: E402
 
 BENZAMIDE = "O=C(NCc1ccccc1)c1ccccc1"  # benzoic acid + benzylamine, one amide coupling
 # ethyl 4-acetamidobenzoate: from the stock below only by esterification AND amide coupling
@@ -62,10 +64,15 @@ def test_solved_in_one_amide_step(stock_file: Path, tmp_path: Path):
     comp.close()
 
 
-def test_unsolvable_scores_zero_without_reason(stock_file: Path):
-    comp = component(stock_file, max_iterations=2)
-    result = comp(["c1ccc2c(c1)Cc1ccccc1-2"])  # fluorene: nothing in this stock builds it
-    assert result.values.tolist() == [0.0] and result.reasons == [None]
+def test_unsolvable_scores_zero_and_its_record_says_why(stock_file: Path, tmp_path: Path):
+    routes = tmp_path / "routes.jsonl"
+    comp = component(stock_file, max_iterations=2, routes_file=str(routes))
+    result = comp(["c1ccc2c(c1)Cc1ccccc1-2", "ClCl"])  # fluorene; chlorine, which no template makes
+    assert result.values.tolist() == [0.0, 0.0] and result.reasons == [None, None]
+    why = {r["smiles"]: r["reason"] for r in map(json.loads, routes.read_text().splitlines())}
+    assert why["c1ccc2c(c1)Cc1ccccc1-2"].startswith(("iteration limit (2) reached", "no route to purchasable"))
+    assert "nearest missing building block: " in why["c1ccc2c(c1)Cc1ccccc1-2"]
+    assert why["ClCl"] == "no template applies to the target"
     comp.close()
 
 
@@ -86,7 +93,7 @@ def test_time_limit_is_a_failure_with_its_reason_and_not_cached(stock_file: Path
     comp = component(stock_file, time_limit_s=1e-4, cache_path=str(cache))
     result = comp([ESTER_AMIDE])
     assert math.isnan(result.values[0])
-    assert "time limit" in result.reasons[0]
+    assert "safety time cap" in result.reasons[0]
     assert len(comp.cache) == 0
     comp.close()
 
@@ -204,3 +211,64 @@ def test_stock_asks_every_kekule_form_and_keeps_its_guards():
     assert not view.is_purchasable(amide)
     assert view.is_purchasable(toluic)
     assert not _NotTheTarget(stock, Molecule("Cc1cccc(C(=O)OC)c1"), margin=2).is_purchasable(toluic)
+
+
+def test_reaction_centre_checks_refuse_what_the_issue_found():
+    """An alcohol as the amide's acid, a ring closed by a hydrogenation, a Suzuki coupling of an sp3 boronic
+    acid: each is refused with a reason; the proper reactions pass."""
+    from mara_chem.scoring.retro.sanity import reaction_problem
+
+    mol = Chem.MolFromSmiles
+    sertraline, desmethyl = "CN[C@H]1CC[C@@H](c2ccc(Cl)c(Cl)c2)c2ccccc21", "N[C@H]1CC[C@@H](c2ccc(Cl)c(Cl)c2)c2ccccc21"
+    amide = "[C:1](=[O:2])[OH].[N:3]>>[C:1](=[O:2])[N:3]"
+    assert "without an acyl donor" in reaction_problem("Amide formation", "Acylation", True, amide, mol(sertraline),
+                                                       [mol("CO"), mol(desmethyl)])
+    assert reaction_problem("Amide formation", "Acylation", True, amide, mol("CNC(=O)c1ccccc1"),
+                            [mol("OC(=O)c1ccccc1"), mol("CN")]) is None
+    hydrogenation = "[C:1]=[C:2]>>[C:1][C:2]"
+    assert "closing a ring" in reaction_problem("Alkene hydrogenation", "Reduction", False, hydrogenation,
+                                                mol("C1CCCCC1"), [mol("C=CCCCC")])
+    assert reaction_problem("Alkene hydrogenation", "Reduction", False, hydrogenation, mol("CCCCCC"),
+                            [mol("C=CCCCC")]) is None
+    suzuki = "[c:1][Br].[#6:2]B(O)O>>[c:1][#6:2]"
+    assert "sp3 boron" in reaction_problem("Suzuki coupling", "C-C Coupling", False, suzuki, mol("CC(O)c1ccccc1"),
+                                           [mol("CC(O)B(O)O"), mol("Brc1ccccc1")])
+    assert reaction_problem("Suzuki coupling", "C-C Coupling", False, suzuki, mol("c1ccc(-c2ccncc2)cc1"),
+                            [mol("OB(O)c1ccncc1"), mol("Brc1ccccc1")]) is None
+
+
+def test_building_blocks_must_be_sane_molecules():
+    from mara_chem.scoring.retro.sanity import building_block_problem
+    from mara_chem.scoring.retro.stock import BloomStock
+
+    mol = Chem.MolFromSmiles
+    assert "element Se" in building_block_problem(mol("C[Se](C)(C)C"))
+    assert "radical" in building_block_problem(mol("[CH3]"))
+    assert "isotope" in building_block_problem(mol("[13CH3]O"))
+    assert building_block_problem(mol("CI(C)C")) == "I with valence 3"  # hypervalent iodine, RDKit-valid
+    assert building_block_problem(mol("O=[N+]([O-])c1ccc(C(=O)O)cc1")) is None
+    stock = BloomStock()  # the racemate and the stereo forms of 2-(aminomethyl)piperidine are all 'in stock'
+    assert all(stock.is_purchasable(Molecule(s)) for s in ("NCC1CCCCN1", "NC[C@@H]1CCCCN1", "NC[C@H]1CCCCN1"))
+    assert stock.is_purchasable(Molecule("O=C(O)c1c[nH]c2ccccc2c1=O"))  # listed as its hydroxyquinoline tautomer
+    assert not stock.is_purchasable(Molecule("C[Se](C)(C)C"))
+
+
+def test_the_model_no_longer_proposes_the_issues_nonsense():
+    """Sertraline, flecainide, dasatinib: no amide coupling from an alcohol among the proposals."""
+    from mara_chem.scoring.retro.model import TemplateBackwardModel
+    from mara_chem.scoring.retro.sanity import reaction_problem
+    from mara_chem.scoring.retro.settings import RetroSettings
+
+    model = TemplateBackwardModel(RetroSettings().template_set())
+    drugs = ["CN[C@H]1CC[C@@H](c2ccc(Cl)c(Cl)c2)c2ccccc21", "O=C(NCC1CCCCN1)c1cc(OCC(F)(F)F)ccc1OCC(F)(F)F",
+             "Cc1nc(Nc2ncc(C(=O)Nc3c(C)cccc3Cl)s2)cc(N2CCN(CCO)CC2)n1"]
+    by_name = {t.name: t for t in model.template_set.templates}
+    for smi in drugs:
+        for reaction in model.propose(Molecule(smi)):
+            t = by_name[reaction.metadata["source"]]
+            reactants = [m.rdkit_mol for m in reaction.reactants]
+            assert reaction_problem(t.name, t.reaction_class, t.amide_coupling, t.forward_smirks,
+                                    Chem.MolFromSmiles(smi), reactants) is None
+            if t.amide_coupling:
+                assert not any(Chem.MolToSmiles(m) in ("CO", "OCCO") for m in reactants), reaction.metadata
+    assert sum(model.refused.values()) > 0  # the checks did refuse proposals for these drugs

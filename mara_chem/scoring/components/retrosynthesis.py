@@ -6,9 +6,11 @@ reactions backwards (rdchiral) inside a syntheseus Retro*, MCTS or breadth-first
 molbloom's ZINC in-stock filter plus an optional file of purchasable SMILES. ``reactions = "amide_only"``
 allows amide couplings only, so every reaction of a route is one (the ALL-AMIDE protocol).
 
-A molecule whose search hits ``time_limit_s`` without a route is a failure with that reason (NaN, zero
-reward when required), so a slow machine never passes for an unsolvable molecule; such outcomes are not
-cached. Each scored molecule's outcome (steps, routes found, seconds, and the best route's reactions with
+The search is limited by ``max_iterations`` (deterministic: the same answer on a busy or an idle machine);
+``time_limit_s`` is a safety cap, and a molecule stopped by it is a failure with that reason (NaN, zero
+reward when required) that is not cached. An unsolved molecule scores 0 and its routes-file record says
+why (no template applies / iteration limit / no purchasable building blocks within ``max_steps``) with
+the nearest missing building block. Each scored molecule's outcome (steps, routes found, seconds, and the best route's reactions with
 names and classes) is appended to ``routes_file``; set it to ``RUN_DIR/routes.jsonl`` and ``mara-chem
 report`` shows the routes of the hits. Workers run on the docking executors (``pool`` or ``ray``).
 """
@@ -45,8 +47,9 @@ class RetrosynthesisParams(ComponentParams):
 
     reactions: str = Field("any", description="any | amide_only (every reaction of the route an amide coupling)")
     algorithm: str = Field("retro_star", description="retro_star | mcts | bfs (syntheseus)")
-    time_limit_s: float = Field(10.0, gt=0, description="search time per molecule; hit without a route = failure")
-    max_iterations: int = Field(200, ge=1, description="search iterations per molecule")
+    time_limit_s: float = Field(300.0, gt=0, description="safety cap on search time per molecule (a hit is a "
+                                                         "failure, not cached); max_iterations is the limit")
+    max_iterations: int = Field(200, ge=1, description="search iterations per molecule: the deterministic limit")
     max_steps: int = Field(5, ge=1, description="longest route accepted (reactions)")
     max_routes: int = Field(10, ge=1, description="routes extracted and counted per molecule")
     stop_on_first_solution: bool = Field(True, description="false: search on to count routes (slower)")
@@ -176,9 +179,9 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
             if self.params.score == "graded":
                 return (self.params.max_steps - outcome.steps + 1) / self.params.max_steps  # type: ignore[operator]
             return 1.0
-        if outcome.reason:
-            return Failure(outcome.reason)
-        return 0.0
+        if not outcome.cacheable:  # stopped by the safety time cap: the machine's answer, not the molecule's
+            return Failure(outcome.reason or "search stopped by the safety time cap")
+        return 0.0  # unsolved; why (no template, iteration limit, nearest missing block) is in routes_file
 
     def _write_routes(self, outcomes: list[Any]) -> None:
         path = Path(self.params.routes_file)  # type: ignore[arg-type]

@@ -11,8 +11,11 @@ says; RDKit's plain ``RunReactants`` drops them).
 2. more reactants first (a convergent disconnection simplifies more than a rewrite of one molecule);
 3. smaller largest reactant first (a more even split);
 4. template order in the file.
-Proposals are dropped when a reactant does not sanitize or keeps a wildcard atom or a radical, or when the reactants
-have fewer heavy atoms than the product (the template left out a reagent that supplies atoms).
+Proposals are dropped when a reactant does not sanitize or keeps a wildcard atom or a radical, when the reactants
+have fewer heavy atoms than the product (the template left out a reagent that supplies atoms), or when the
+reaction centre does not fit the template's chemistry (``sanity.reaction_problem``: an amide coupling
+without an acyl donor, a ring closed by a template that forms none, an aryl coupling on an sp3 carbon);
+``refused`` counts the last kind by reason.
 Each proposal's ``probability`` metadata is proportional to 1 / (rank + 1) (MCTS uses it as its policy);
 ``source`` is the reaction name, ``reaction_class`` its class, ``template`` the retro SMARTS.
 """
@@ -23,6 +26,7 @@ import contextlib
 import io
 import logging
 import math
+from collections import Counter
 from collections.abc import Sequence
 
 from rdkit import Chem, RDLogger
@@ -31,6 +35,7 @@ from syntheseus.interface.models import BackwardReactionModel
 from syntheseus.interface.molecule import Molecule
 from syntheseus.interface.reaction import SingleProductReaction
 
+from mara_chem.scoring.retro.sanity import reaction_problem
 from mara_chem.scoring.retro.templates import RetroTemplate, TemplateSet
 
 log = logging.getLogger(__name__)
@@ -47,6 +52,7 @@ class TemplateBackwardModel(BackwardReactionModel):
         super().__init__(**kwargs)
         self.template_set = template_set
         self._compiled: list[tuple[RetroTemplate, object]] = []
+        self.refused: Counter[str] = Counter()
         RDLogger.DisableLog("rdApp.*")
         for template in template_set.templates:
             try:
@@ -90,6 +96,11 @@ class TemplateBackwardModel(BackwardReactionModel):
                     continue
                 if sum(m.rdkit_mol.GetNumHeavyAtoms() for m in reactants) < n_atoms:
                     continue  # a template that makes atoms from nothing (an unmapped reagent left out)
+                problem = reaction_problem(template.name, template.reaction_class, template.amide_coupling,
+                                           template.forward_smirks, product.rdkit_mol, [m.rdkit_mol for m in reactants])
+                if problem:
+                    self.refused[problem] += 1
+                    continue
                 key = (template.class_rank, -len(reactants), max(m.rdkit_mol.GetNumHeavyAtoms() for m in reactants),
                        template.index)
                 bag = Bag(reactants)

@@ -4,9 +4,12 @@
 text, so a Ray node needs no shared filesystem). ``RetroWorker`` builds the model and stock once and plans
 many molecules; it has the ``ping``/``dock`` methods of a docking worker, so the docking executors
 (``serial``, ``pool``, ``ray``) run it unchanged. The search always expands the target (a route has at
-least one reaction, even for a target that is itself in stock), stops at its first solution by default, and is bounded by ``time_limit_s`` and
-``max_iterations``. A search that runs out of time without a route says so in ``reason``; such outcomes
-depend on the machine and are not cached.
+least one reaction, even for a target that is itself in stock) and stops at its first solution by default.
+Its limit is ``max_iterations`` (CPU-independent, so the same molecule gets the same answer on a busy and an
+idle machine); ``time_limit_s`` is only a safety cap. An unsolved molecule names why: no template applies,
+the iteration limit, or no purchasable building blocks within ``max_steps``, with the nearest missing
+building block (the reactants still lacking in the best first disconnection). An outcome stopped by the
+safety cap depends on the machine and is not cached.
 """
 
 from __future__ import annotations
@@ -87,18 +90,31 @@ class RetroWorker:
             target = Molecule(smiles)
         except Exception:
             return RouteOutcome(smiles, reason="invalid SMILES")
-        algorithm = self._algorithm(_NotTheTarget(self.stock, target, self.settings.stock_margin_heavy_atoms))
-        graph, _ = algorithm.run_from_mol(target)
+        stock = _NotTheTarget(self.stock, target, self.settings.stock_margin_heavy_atoms)
+        algorithm = self._algorithm(stock)
+        graph, iterations = algorithm.run_from_mol(target)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         routes = [_route_steps(graph, nodes) for nodes in _solved_routes(graph, self.settings.max_routes)]
         routes = [r for r in routes if len(r) <= self.settings.max_steps]
         if routes:  # shortest, then the one whose reactions the model ranked highest
             best = min(routes, key=lambda r: (len(r), -sum(step["log_probability"] for step in r)))
             return RouteOutcome(smiles, True, len(best), len(routes), seconds, cpu, best)
-        if seconds >= self.settings.time_limit_s:
-            reason = f"no route within the {self.settings.time_limit_s:g} s time limit"
+        s = self.settings
+        if seconds >= s.time_limit_s:  # the wall-clock safety cap: depends on the machine, so not cached
+            reason = f"safety time cap of {s.time_limit_s:g} s reached after {iterations} iterations"
             return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu, reason=reason, cacheable=False)
-        return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu)
+        return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu, reason=self._why_unsolved(graph, iterations, stock))
+
+    def _why_unsolved(self, graph: Any, iterations: int, stock: Any) -> str:
+        """No template / the iteration limit / no purchasable leaves within the steps, and the nearest miss."""
+        s = self.settings
+        first = [node for node in graph.successors(graph.root_node)]
+        if not first:
+            return "no template applies to the target"
+        head = (f"iteration limit ({s.max_iterations}) reached without a route" if iterations >= s.max_iterations
+                else f"no route to purchasable building blocks within {s.max_steps} steps")
+        missing = _nearest_missing(first, stock)
+        return f"{head}; nearest missing building block: {missing}" if missing else head
 
     def _algorithm(self, stock: Any) -> Any:
         from syntheseus.search.algorithms.best_first.retro_star import RetroStarSearch
@@ -149,6 +165,20 @@ class _NotTheTarget:
 
     def fill_metadata(self, mol: Any) -> None:
         mol.metadata["is_purchasable"] = self.is_purchasable(mol)
+
+
+def _nearest_missing(first_reactions: list, stock: Any) -> str | None:
+    """The not-purchasable reactants of the first-step disconnection that lacks the fewest (the model's
+    best-ranked among ties), as dot-joined SMILES."""
+    best: tuple[int, int, list[str]] | None = None
+    for rank, node in enumerate(first_reactions):
+        reaction = getattr(node, "reaction", None)
+        if reaction is None:
+            continue
+        lacking = [m.smiles for m in reaction.reactants if not stock.is_purchasable(m)]
+        if lacking and (best is None or (len(lacking), rank) < best[:2]):
+            best = (len(lacking), rank, lacking)
+    return ".".join(best[2]) if best else None
 
 
 def _acids_of_primary_amides(mol: Any) -> set[str]:

@@ -15,7 +15,7 @@ from typing import Any
 from mara_chem.scoring.retro.templates import TemplateSet, load_templates
 
 # Bump when the model, stock or route extraction changes in a way that changes outcomes (invalidates caches).
-RETRO_VERSION = 2
+RETRO_VERSION = 3  # 3: reaction-centre and building-block checks, stock forms, iteration-limited search
 ALGORITHMS = ("retro_star", "mcts", "bfs")
 REACTION_SETS = ("any", "amide_only")
 CATALOGS = ("zinc-instock-mini", "zinc-instock", "zinc20", "none")
@@ -29,7 +29,7 @@ class RetroSettings:
 
     algorithm: str = "retro_star"
     reactions: str = "any"
-    time_limit_s: float = 10.0
+    time_limit_s: float = 300.0  # a safety cap only: max_iterations is the limit
     max_iterations: int = 200
     max_steps: int = 5
     max_routes: int = 10

@@ -14,15 +14,22 @@ SMILES (Enamine building blocks, an in-house list) is exact and has no size cap.
 counts as in stock when its carboxylic acid is (it is made from the acid in the same pot; catalogues list
 the acid, and the templates write amide couplings from acid chlorides). Hydroxylamine, methylamine,
 dimethylamine and ethylamine count as in stock with any catalog (``REAGENTS``).
+
+A filter hit must also be a sane building block (``sanity.building_block_problem``: element set, valences,
+no radicals, charges or query features). Catalogues list racemates and one tautomer: a molecule is also
+asked without its stereo marks, as each stereoisomer when it has up to two unassigned stereocentres, and as
+RDKit's canonical tautomer and up to four other tautomers (``stock_forms``). Each extra question is another chance of a false positive,
+which is why the enumeration stays that small.
 """
 
 from __future__ import annotations
 
-from rdkit import Chem
+from rdkit import Chem, rdBase
 from rdkit.Chem import AllChem
 from syntheseus.interface.molecule import Molecule
 from syntheseus.search.mol_inventory import BaseMolInventory
 
+from mara_chem.scoring.retro.sanity import building_block_problem
 from mara_chem.scoring.retro.settings import CATALOGS, REAGENTS
 
 
@@ -53,12 +60,46 @@ class BloomStock(BaseMolInventory):
             return True
         if self.max_heavy_atoms is not None and mol.rdkit_mol.GetNumHeavyAtoms() > self.max_heavy_atoms:
             return False
+        if building_block_problem(mol.rdkit_mol) is not None:
+            return False
+        return any(self._in_filter(form) for form in stock_forms(mol.rdkit_mol))
+
+    def _in_filter(self, mol: Chem.Mol) -> bool:
         import molbloom
 
-        if molbloom.buy(mol.smiles, catalog=self.catalog, canonicalize=True):
+        if molbloom.buy(Chem.MolToSmiles(mol), catalog=self.catalog, canonicalize=True):
             return True
         return any(molbloom.buy(form, catalog=self.catalog, canonicalize=False, check_common=False)
-                   for form in kekule_forms(mol.rdkit_mol))
+                   for form in kekule_forms(mol))
+
+
+def stock_forms(mol: Chem.Mol, max_unassigned: int = 2, max_tautomers: int = 4) -> list[Chem.Mol]:
+    """The forms a catalogue may list a molecule as: itself, without stereo marks, its stereoisomers (when at
+    most ``max_unassigned`` stereocentres are unassigned), its canonical tautomer and up to ``max_tautomers``
+    others; each once."""
+    from rdkit.Chem.EnumerateStereoisomers import EnumerateStereoisomers, StereoEnumerationOptions
+    from rdkit.Chem.MolStandardize import rdMolStandardize
+
+    forms = [mol]
+    flat = Chem.Mol(mol)
+    Chem.RemoveStereochemistry(flat)
+    forms.append(flat)
+    unassigned = [c for c in Chem.FindMolChiralCenters(mol, includeUnassigned=True, useLegacyImplementation=False)
+                  if c[1] == "?"]
+    if 0 < len(unassigned) <= max_unassigned:
+        forms += list(EnumerateStereoisomers(mol, options=StereoEnumerationOptions(onlyUnassigned=True, maxIsomers=4)))
+    try:
+        blocked = rdBase.BlockLogs()  # "stopped at 4 tautomers" is the limit working, not news  # noqa: F841
+        enumerator = rdMolStandardize.TautomerEnumerator()
+        enumerator.SetMaxTautomers(max_tautomers)
+        forms.append(enumerator.Canonicalize(mol))
+        forms += list(enumerator.Enumerate(mol))[:max_tautomers]
+    except Exception:  # RDKit gives up on some tautomer systems: then the molecule as written only
+        pass
+    seen: dict[str, Chem.Mol] = {}
+    for form in forms:
+        seen.setdefault(Chem.MolToSmiles(form), form)
+    return list(seen.values())
 
 
 _ACYL_HALIDE = Chem.MolFromSmarts("[CX3](=O)[Cl,Br]")

@@ -157,7 +157,7 @@ def test_chain_tl_staged_agent_sampling_scoring(tmp_path, capsys):
               (Chem.MolFromSmiles(line.split()[0]) for line in SERIES.read_text().splitlines()[1:]) if m}
     for hit in _rows(run / "hits.csv"):
         in_series = Chem.MolToSmiles(Chem.MolFromSmiles(hit["smiles"]), isomericSmiles=False) in series
-        assert (hit["known"] == "pyrazole_amides.smi") == in_series, hit
+        assert (hit["known_in"] == "pyrazole_amides.smi") == in_series, hit
 
     # 3. sample 1,000 unique valid molecules from the agent, scored
     samples = tmp_path / "samples" / "lib.csv"
@@ -177,7 +177,7 @@ def test_chain_tl_staged_agent_sampling_scoring(tmp_path, capsys):
     # the sampling output's report: series members among the samples are marked known
     assert main(["report", str(samples.parent), "--known", str(SERIES)]) == 0
     listed = _rows(samples.parent / "lib_hits.csv")
-    known = [r for r in listed if r["known"]]
+    known = [r for r in listed if r["known_in"]]
     assert len(listed) == 1000 and known and all(
         Chem.MolToSmiles(Chem.MolFromSmiles(r["smiles"]), isomericSmiles=False) in series for r in known)
 
@@ -386,7 +386,8 @@ def test_shipped_project_objective_excludes_the_series_and_alerts(tmp_path, monk
     assert float(rows["N1"]["score"]) > 0.3 and rows["N1"]["novel_raw"] == rows["N1"]["alerts_raw"] == "1"
     assert main(["report", str(out), "--known", str(SERIES)]) == 0
     hits = {r["id"]: r for r in _rows(tmp_path / "scores_hits.csv")}
-    assert hits["M1"]["known"] == "pyrazole_amides.smi" and hits["N1"]["known"] == hits["A1"]["known"] == ""
-    assert "anil_di_alk_A" in hits["A1"]["alerts"] and hits["N1"]["alerts"] == ""
+    assert hits["M1"]["known_in"] == "pyrazole_amides.smi" and hits["N1"]["known_in"] == hits["A1"]["known_in"] == ""
+    assert "anil_di_alk_A" in hits["A1"]["alert_names"] and hits["N1"]["alert_names"] == ""
+    assert float(hits["A1"]["alerts"]) == 0.0 and float(hits["N1"]["alerts"]) == 1.0  # the endpoint score stays
     page = (tmp_path / "scores_report.html").read_text()
     assert 'class="known"' in page and "anil_di_alk_A" in page

@@ -28,7 +28,7 @@ from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome  # noqa: E4
 from mara_chem.scoring.retro.settings import RetroSettings  # noqa: E402
 
 GROUPS = {"amide_drug": "drugs, last step an amide coupling", "drug": "drugs, other short last step",
-          "natural_product": "complex natural products"}
+          "natural_product": "complex natural products", "unbuyable": "molecules built to be unbuyable"}
 
 
 def search(smiles: list[str], settings: RetroSettings, workers: int) -> list[RouteOutcome]:
@@ -39,14 +39,30 @@ def search(smiles: list[str], settings: RetroSettings, workers: int) -> list[Rou
 
 
 def summary_table(df: pd.DataFrame) -> str:
-    lines = ["| variant | group | molecules | solved | solve rate | median CPU s | 95th pct CPU s | time-limit hits |",
-             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| variant | group | molecules | solved | solve rate | median CPU s | 95th pct CPU s | iteration-limit ends |"
+             " safety-cap hits |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     for (variant, group), part in df.groupby(["variant", "group"], sort=False):
         t = part["seconds"].to_numpy(float)
         lines.append(f"| {variant} | {GROUPS[group]} | {len(part)} | {int(part['solved'].sum())} | "
                      f"{part['solved'].mean():.0%} | {np.median(t):.2f} | {np.percentile(t, 95):.2f} | "
-                     f"{int(part['reason'].fillna('').str.contains('time limit').sum())} |")
+                     f"{int(part['reason'].fillna('').str.startswith('iteration limit').sum())} | "
+                     f"{int(part['reason'].fillna('').str.contains('safety time cap').sum())} |")
     return "\n".join(lines)
+
+
+def routes_for_review(df: pd.DataFrame) -> str:
+    """Every solved molecule's route (reaction names and SMILES) and every unsolved one's reason, for a chemist to read."""
+    lines = ["# Routes found (for review)", ""]
+    for (variant, group), part in df.groupby(["variant", "group"], sort=False):
+        lines += [f"## {variant}: {GROUPS[group]}", ""]
+        for row in part.itertuples():
+            if row.solved:
+                lines.append(f"- **{row.name}** ({row.steps} step(s)): " + "; ".join(
+                    f"{step.split(': ', 1)[0]}: `{step.split(': ', 1)[1]}`" for step in row.route.split(" | ")))
+            else:
+                lines.append(f"- {row.name}: not solved ({row.reason or 'no reason recorded'})")
+        lines.append("")
+    return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--molecules", type=Path, default=HERE / "molecules.csv")
     parser.add_argument("--out", type=Path, default=HERE)
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--time-limit", type=float, default=300.0, help="safety cap (s); the iterations are the limit")
     parser.add_argument("--max-iterations", type=int, default=200)
     parser.add_argument("--max-stock-heavy-atoms", type=int, default=30, help="molbloom hits above this are not stock")
     args = parser.parse_args(argv)
@@ -75,9 +91,12 @@ def main(argv: list[str] | None = None) -> int:
                          "route": " | ".join(f"{s['name']}: {s['reaction_smiles']}" for s in out.route or [])})
     df = pd.DataFrame(rows)
     df.to_csv(args.out / "results.csv", index=False)
+    (args.out / "routes.md").write_text(routes_for_review(df))
     table = summary_table(df)
-    header = (f"time limit {args.time_limit:g} s, {args.max_iterations} iterations, Retro*, "
-              f"stock zinc-instock-mini (all kekulé forms, <= {args.max_stock_heavy_atoms} heavy atoms and >= 1 fewer than the target; acyl halides as their acids); {args.workers} worker(s)\n\n")
+    header = (f"{args.max_iterations} iterations (safety cap {args.time_limit:g} s), Retro*, reaction-centre and "
+              f"building-block checks, stock zinc-instock-mini (kekulé, stereo-free, stereoisomer and tautomer forms, "
+              f"<= {args.max_stock_heavy_atoms} heavy atoms and >= 1 fewer than the target; acyl halides as their acids); "
+              f"{args.workers} worker(s)\n\n")
     (args.out / "results.md").write_text(header + table + "\n")
     print(table)
     return 0

@@ -1,10 +1,13 @@
 """What a chemist needs beside a hit's scores: is it already known, which alerts it carries, its scaffold group.
 
-- ``known``: the reference files that hold the molecule (matched by structure, ``mara_chem.chem.known``):
+- ``known_in``: the reference files that hold the molecule (matched by structure, ``mara_chem.chem.known``):
   the run's ``KnownCompounds`` endpoints, the series the agent was tuned on (transfer learning records its
   ``smiles_file`` in the model), and any ``--known`` file.
-- ``alerts``: RDKit's PAINS and Brenk alerts by name (``mara_chem.chem.alerts``), whatever the objective.
+- ``alert_names``: RDKit's PAINS and Brenk alerts by name (``mara_chem.chem.alerts``), whatever the objective.
 - ``scaffold_group``: 1 for the Murcko scaffold of the best hit, 2 for the next scaffold, ...
+
+The names are not plain ``known``/``alerts`` because those are natural endpoint names (the shipped
+objectives have an endpoint ``alerts``), and an annotation must never overwrite a score column.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from mara_chem.chem.known import KnownCompounds
 from mara_chem.chem.smiles import murcko_scaffold, to_mol
 
 log = logging.getLogger(__name__)
+
+#: the columns ``annotate`` adds
+ANNOTATIONS = ("known_in", "alert_names", "scaffold_group")
 
 
 def _known_endpoints(scoring: dict[str, Any]) -> list[tuple[list[str], list[str]]]:
@@ -73,11 +79,15 @@ def known_compounds(record: dict[str, Any] | None, extra_files: Sequence[str | P
 
 
 def annotate(df: pd.DataFrame, known: KnownCompounds, smiles_col: str = "smiles") -> pd.DataFrame:
-    """Add ``known``, ``alerts``, ``scaffold`` (if missing) and ``scaffold_group`` to a hit table sorted best first."""
+    """Add ``known_in``, ``alert_names``, ``scaffold`` (if missing) and ``scaffold_group`` to a hit table sorted
+    best first; a table that already has one of these columns (an endpoint of that name) is refused."""
+    clash = [c for c in ANNOTATIONS if c in df.columns]
+    if clash:
+        raise ValueError(f"the hit table already has column(s) {clash}; rename the endpoint(s)")
     out = df.copy()
     mols = [to_mol(s) for s in out[smiles_col]]
-    out["known"] = ["; ".join(known.where(s)) for s in out[smiles_col]]
-    out["alerts"] = ["; ".join(alert_names(m)) if m is not None else "" for m in mols]
+    out["known_in"] = ["; ".join(known.where(s)) for s in out[smiles_col]]
+    out["alert_names"] = ["; ".join(alert_names(m)) if m is not None else "" for m in mols]
     if "scaffold" not in out:
         out["scaffold"] = [murcko_scaffold(s) for s in out[smiles_col]]
     order: dict[str, int] = {}

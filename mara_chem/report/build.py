@@ -53,8 +53,8 @@ def _plot_section(log: LogTable, threshold: float, budget: int, opts: MetricOpti
 
 
 def _flags_note(df: pd.DataFrame, shown: int) -> str:
-    known, alerts = int((df["known"] != "").sum()), int((df["alerts"] != "").sum())
-    sources = sorted({s for v in df["known"] if v for s in v.split("; ")})
+    known, alerts = int((df["known_in"] != "").sum()), int((df["alert_names"] != "").sum())
+    sources = sorted({s for v in df["known_in"] if v for s in v.split("; ")})
     return (f"<p>{len(df)} hits, {known} of them known ({', '.join(sources) or 'no reference set'}; shaded), "
             f"{alerts} with a PAINS/Brenk alert (named in red); the best {shown} below, grouped by Murcko scaffold "
             "(click a column to sort; the scaffold_group column restores the grouping).</p>")

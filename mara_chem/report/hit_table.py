@@ -21,7 +21,7 @@ from mara_chem.chem.smiles import to_mol
 #: columns shown first, in this order, when the table has them; every other column follows
 LEADING = ("id", "call", "smiles", "score")
 #: columns shown last
-TRAILING = ("known", "alerts", "scaffold_group", "scaffold")
+TRAILING = ("known_in", "alert_names", "scaffold_group", "scaffold")
 HIDDEN = ("step", "stage", "canonical", "row", "input_SMILES", "valid")
 
 SORT_SCRIPT = """
@@ -91,7 +91,7 @@ def _cell(col: str, value: object) -> str:
         text = f"{value:.4f}" if 0.0 <= value <= 1.0 and not col.endswith("_raw") else f"{value:.3f}"
         return f'<td data-v="{value!r}">{text}</td>'
     text = html.escape(str(value))
-    cls = ' class="text alerts"' if col == "alerts" else ' class="text"' if not str(value).lstrip("-").isdigit() else ""
+    cls = ' class="text alerts"' if col == "alert_names" else ' class="text"' if not str(value).lstrip("-").isdigit() else ""
     return f"<td{cls}>{text}</td>"
 
 
@@ -107,7 +107,7 @@ def hits_table(df: pd.DataFrame, top: int, smiles_col: str = "smiles") -> str:
         f'<th data-col="{html.escape(c)}">{html.escape(c)}</th>' for c in cols)
     rows = []
     for row in best.to_dict("records"):
-        classes = [name for name, flag in (("known", row.get("known")), ("alert", row.get("alerts"))) if flag]
+        classes = [name for name, flag in (("known", row.get("known_in")), ("alert", row.get("alert_names"))) if flag]
         cells = f'<td class="mol" data-v="">{structure_svg(str(row[smiles_col]))}</td>' + "".join(
             _cell(c, row.get(c)) for c in cols)
         rows.append(f'<tr class="{" ".join(classes)}">{cells}</tr>')

@@ -52,19 +52,20 @@ def _plot_section(log: LogTable, threshold: float, budget: int, opts: MetricOpti
     return section("Curves", '<div class="plots">' + "\n".join(images) + "</div>")
 
 
-def _flags_note(df: pd.DataFrame, shown: int) -> str:
+def _flags_note(df: pd.DataFrame, shown: int, noun: str) -> str:
     known, alerts = int((df["known_in"] != "").sum()), int((df["alert_names"] != "").sum())
     sources = sorted({s for v in df["known_in"] if v for s in v.split("; ")})
-    return (f"<p>{len(df)} hits, {known} of them known ({', '.join(sources) or 'no reference set'}; shaded), "
+    return (f"<p>{len(df)} {noun}, {known} of them known ({', '.join(sources) or 'no reference set'}; shaded), "
             f"{alerts} with a PAINS/Brenk alert (named in red); the best {shown} below, grouped by Murcko scaffold "
             "(click a column to sort; the scaffold_group column restores the grouping).</p>")
 
 
-def _hits_section(out_dir: Path, prefix: str, df: pd.DataFrame, title: str, top: int) -> tuple[str, int]:
+def _hits_section(out_dir: Path, prefix: str, df: pd.DataFrame, title: str, top: int,
+                  noun: str = "hits") -> tuple[str, int]:
     write_hits_csv(df, out_dir / f"{prefix}hits.csv")
     n_sdf = write_hits_sdf(df, out_dir / f"{prefix}hits.sdf")
     note = (f"<p>Exported to {prefix}hits.csv and {prefix}hits.sdf ({n_sdf} records).</p>"
-            + (_flags_note(df, min(top, len(df))) if len(df) else ""))
+            + (_flags_note(df, min(top, len(df)), noun) if len(df) else ""))
     return section(title, note + hits_table(df, top)), n_sdf
 
 
@@ -129,7 +130,8 @@ def write_table_report(csv_path: str | Path, threshold: float | None = None, top
         df = df[df["score"] >= threshold].reset_index(drop=True)
     df = annotate(df, known_compounds(None, known_files))
     title = f"Top molecules (score ≥ {threshold})" if threshold is not None else "Molecules, best score first"
-    body, _ = _hits_section(path.parent, f"{path.stem}_", df, title, top)
+    body, _ = _hits_section(path.parent, f"{path.stem}_", df, title, top,
+                            "hits" if threshold is not None else "molecules")
     intro = [f"Table: {path}", f"{total} molecules, {scored} scored" + (
         f"; {len(df)} at score ≥ {threshold}" if threshold is not None else "; no threshold (all molecules listed)")]
     out = path.parent / f"{path.stem}_report.html"

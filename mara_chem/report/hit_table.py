@@ -50,6 +50,7 @@ table.hits th { cursor: pointer; background: #eee; position: sticky; top: 0; }
 table.hits th[data-sorted=asc]::after { content: " \\25B2"; } table.hits th[data-sorted=desc]::after { content: " \\25BC"; }
 table.hits td, table.hits th { border: 1px solid #bbb; padding: 3px 6px; text-align: right; vertical-align: middle; }
 table.hits td.text { text-align: left; max-width: 22em; word-break: break-all; }
+table.hits td.smiles { min-width: 14em; }
 table.hits tr.known td { background: #fff4d6; } table.hits tr.alert td.alerts { color: #b00; font-weight: bold; }
 table.hits td.mol svg { display: block; }
 """
@@ -70,7 +71,7 @@ def structure_svg(smiles: str, size: tuple[int, int] = (180, 140)) -> str:
 
 def column_order(columns: Sequence[str]) -> list[str]:
     """Leading columns, then every endpoint (a score beside its raw value), then the flags."""
-    cols = [c for c in columns if c not in HIDDEN]
+    cols = [c for c in columns if c not in HIDDEN and not c.startswith("input_")]  # input_*: in the CSV/SDF only
     lead = [c for c in LEADING if c in cols]
     trail = [c for c in TRAILING if c in cols]
     middle = [c for c in cols if c not in lead and c not in trail]
@@ -91,7 +92,9 @@ def _cell(col: str, value: object) -> str:
         text = f"{value:.4f}" if 0.0 <= value <= 1.0 and not col.endswith("_raw") else f"{value:.3f}"
         return f'<td data-v="{value!r}">{text}</td>'
     text = html.escape(str(value))
-    cls = ' class="text alerts"' if col == "alert_names" else ' class="text"' if not str(value).lstrip("-").isdigit() else ""
+    if str(value).lstrip("-").isdigit():
+        return f"<td>{text}</td>"
+    cls = {"alert_names": ' class="text alerts"', "smiles": ' class="text smiles"'}.get(col, ' class="text"')
     return f"<td{cls}>{text}</td>"
 
 

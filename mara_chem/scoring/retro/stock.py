@@ -24,6 +24,8 @@ which is why the enumeration stays that small.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from rdkit import Chem, rdBase
 from rdkit.Chem import AllChem
 from syntheseus.interface.molecule import Molecule
@@ -60,9 +62,16 @@ class BloomStock(BaseMolInventory):
             return True
         if self.max_heavy_atoms is not None and mol.rdkit_mol.GetNumHeavyAtoms() > self.max_heavy_atoms:
             return False
-        if building_block_problem(mol.rdkit_mol) is not None:
+        return self._filter_says(mol.smiles)
+
+    @lru_cache(maxsize=200_000)  # noqa: B019  (one stock per worker, alive as long as the worker)
+    def _filter_says(self, smiles: str) -> bool:
+        """A sane building block that the filter holds in one of its forms; cached per worker, as searches of
+        different molecules ask about the same fragments again and again."""
+        mol = Chem.MolFromSmiles(smiles)
+        if building_block_problem(mol) is not None:
             return False
-        return any(self._in_filter(form) for form in stock_forms(mol.rdkit_mol))
+        return any(self._in_filter(form) for form in stock_forms(mol))
 
     def _in_filter(self, mol: Chem.Mol) -> bool:
         import molbloom

@@ -16,7 +16,7 @@ def _load_or_report(path: Path, device: str | None = None, load_models: bool = T
         cfg = load_run_config(path)
         if device:
             cfg.device = device
-        check_run(cfg, load_models=load_models)
+        check_run(cfg, load_models=load_models, run_file=path)
         return cfg
     except ConfigError as exc:
         print(f"{path}: invalid run file:\n{exc}", file=sys.stderr)
@@ -41,11 +41,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     cfg = _load_or_report(args.run_file, args.device, load_models=False)  # the run loads them itself
     if cfg is None:
         return 2
-    if cfg.json_out_config:
-        out = Path(cfg.json_out_config)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(cfg.model_dump_json(indent=2) + "\n")
-    try:
+    try:  # json_out_config is written by the run once the folder is locked and the resume checked
         runner = StagedLearning(cfg, overwrite=args.overwrite, quiet=args.quiet)
     except RunDirError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import math
 import random
-import shutil
 import signal
 import sys
 import threading
@@ -31,6 +30,7 @@ import numpy as np
 import torch
 from pydantic import ValidationError
 
+from mara_chem.atomic import write_text_atomic
 from mara_chem.chem.smiles import ParsedMolecules, SmilesState, canonicalize, murcko_scaffold
 from mara_chem.metrics.oracle_log import OracleLogError
 from mara_chem.models.device import DeviceError, resolve_device
@@ -52,7 +52,17 @@ from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, recover_torn_line, 
 from mara_chem.rl.outcomes import OutcomeTracker
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.run_lock import RunFolderBusy, RunLock
-from mara_chem.rl.run_record import CHANGES_JSON, RUN_JSON, Change, compare, describe, read_run_record, write_run_record
+from mara_chem.rl.run_record import (
+    CHANGES_JSON,
+    RUN_JSON,
+    Change,
+    RunRecordError,
+    compare,
+    describe,
+    read_changes,
+    read_run_record,
+    write_run_record,
+)
 from mara_chem.rl.strategies import StrategyBatch, build_strategy
 from mara_chem.rl.strategies.base import MaraOptions
 from mara_chem.rl.strategies.policy_gradient import PolicyGradientParams
@@ -68,8 +78,12 @@ class RunDirError(RuntimeError):
     """The run folder cannot be used as asked (changed run, busy, unreadable checkpoint); nothing was written."""
 
 
-class RunInterrupted(Exception):
-    """A second SIGINT/SIGTERM while a step was still running: stop now (the log already holds every paid call)."""
+class RunInterrupted(BaseException):
+    """A second SIGINT/SIGTERM while a step was still running: stop now (the log already holds every paid call).
+
+    A BaseException, like KeyboardInterrupt, so that no ``except Exception`` on the way (a scoring component's
+    per-molecule guard, guacamol's own scoring function) can turn it into that molecule's failed score, which
+    the log would keep as a paid call (issue 23, item 1)."""
 
     def __init__(self, signal_name: str, step: int):
         super().__init__(f"stopped by {signal_name} during step {step + 1}")
@@ -136,6 +150,7 @@ class StagedLearning:
         self.endpoints = _endpoint_union(config.stage)
         self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
         changes = [] if overwrite else self._resume_changes()
+        self._check_no_foreign_summaries(overwrite)
         self._build()
         state = None if overwrite else self._checked_state()
         # --- every check passed: take the folder, then write ------------------------------------------------
@@ -153,7 +168,12 @@ class StagedLearning:
     # --- set-up: every check first, then the first write ------------------------------------------------
     def _resume_changes(self) -> list[Change]:
         """Accepted differences to the recorded run; refuses any other (read-only)."""
-        recorded = read_run_record(self.run_dir)
+        try:
+            recorded = read_run_record(self.run_dir)
+            read_changes(self.run_dir)  # a torn history is refused here, not met halfway through the first write
+        except RunRecordError as exc:
+            raise RunDirError(f"{exc}: the run cannot be checked against its record; move the folder away or "
+                              "start again with --overwrite") from None
         if recorded is None:
             return []
         try:  # fill in keys a newer mara-chem added since the run started, with their defaults
@@ -164,8 +184,8 @@ class StagedLearning:
         if refused:
             raise RunDirError(
                 f"{self.run_dir} holds a run made from another run file; these keys differ from its {RUN_JSON}: "
-                f"{describe(refused)}. A resume may only raise max_oracle_calls or max_steps, add stages or change "
-                "device; use a new folder (summary_csv_prefix) or --overwrite")
+                f"{describe(refused)}. A resume may only raise max_oracle_calls or max_steps, add stages or move "
+                "outputs (device, tb_logdir, json_out_config, chkpt_file); use a new folder (summary_csv_prefix) or --overwrite")
         return allowed
 
     def _build(self) -> None:
@@ -209,6 +229,10 @@ class StagedLearning:
         config = self.config
         if overwrite:
             self._clear_outputs()
+        if config.json_out_config:  # after every check: a refused resume leaves nothing behind (issue 23, item 3)
+            out = Path(config.json_out_config)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(out, config.model_dump_json(indent=2) + "\n")
         write_run_record(self.run_dir, config.model_dump(mode="json"), changes,
                          state["global_step"] if state else 0)
         if changes:
@@ -223,8 +247,13 @@ class StagedLearning:
         """The checkpoint to resume from (None for a new run), after every refusal check; writes nothing."""
         try:
             self.oracle_log.check_columns()
+            self.oracle_log.check_rows()
         except OracleLogError as exc:
             raise RunDirError(f"{exc}; use --overwrite to start again") from None
+        leftovers = [n for n in (LOG_NAME, CHECKPOINT_NAME) if (self.run_dir / n).exists()]
+        if leftovers and not (self.run_dir / RUN_JSON).exists():
+            raise RunDirError(f"{self.run_dir} holds {' and '.join(leftovers)} but no {RUN_JSON}: the run cannot "
+                              "be checked against its record; move them away or start again with --overwrite")
         path = self.run_dir / CHECKPOINT_NAME
         if not path.exists():
             return None
@@ -238,11 +267,35 @@ class StagedLearning:
         return state
 
     def _clear_outputs(self) -> None:
+        """--overwrite: delete the run's own files and the summaries its record names, nothing else (the run
+        folder may be the working directory; TensorBoard folders and other files are never removed)."""
         d = self.run_dir
-        for name in [CHECKPOINT_NAME, LOG_NAME, RUN_JSON, CHANGES_JSON, *(f.name for f in d.glob("summary*.csv"))]:
-            (d / name).unlink(missing_ok=True)
-        if (d / "tb").exists():
-            shutil.rmtree(d / "tb")
+        for path in [*(d / n for n in (CHECKPOINT_NAME, LOG_NAME, CHANGES_JSON)), *self._own_summaries()]:
+            path.unlink(missing_ok=True)
+        (d / RUN_JSON).unlink(missing_ok=True)
+
+    def _own_summaries(self) -> list[Path]:
+        """Summary files this run wrote: those named by its record (run.json), else none (read-only)."""
+        try:
+            recorded = read_run_record(self.run_dir)
+        except RunRecordError:  # a record is there but torn (--overwrite is the way out): this file's names
+            return [self._summary_csv(i).path for i in range(len(self.config.stage))]
+        if not recorded:
+            return []
+        prefix = recorded.get("parameters", {}).get("summary_csv_prefix", "summary")
+        return [Path(f"{prefix}_{i + 1}.csv") for i in range(len(recorded.get("stage", [])))]
+
+    def _check_no_foreign_summaries(self, overwrite: bool) -> None:
+        """A new run (or --overwrite) would write summary files that no recorded run of this folder wrote:
+        refuse rather than append to, or later delete, someone else's file (issue 23, item 9)."""
+        if not overwrite and read_run_record(self.run_dir) is not None:
+            return
+        own = {p.resolve() for p in self._own_summaries()}
+        foreign = [str(self._summary_csv(i).path) for i in range(len(self.config.stage))
+                   if self._summary_csv(i).path.exists() and self._summary_csv(i).path.resolve() not in own]
+        if foreign:
+            raise RunDirError(f"{', '.join(foreign)} already exist(s) and no recorded run of {self.run_dir} wrote "
+                              "them; move them away or choose another summary_csv_prefix (they are never deleted)")
 
     def _repair_oracle_log(self) -> None:
         torn = self.oracle_log.cut_torn_line()

@@ -20,14 +20,18 @@ def _model(key: str, name: str, load: bool) -> str | None:
 
 
 def _scoring(spec) -> list[str]:  # noqa: ANN001  (ScoringSpec)
+    from mara_chem.scoring.objective_check import constant_objective
     from mara_chem.scoring.scorer import Scorer
 
     try:
         scorer = Scorer(spec)
     except Exception as exc:  # a component refusing its files: the message names them
         return [f"[scoring] {(str(exc).strip() or type(exc).__name__).splitlines()[0]}"]
-    scorer.close()
-    return []
+    try:
+        constant = constant_objective(scorer)
+    finally:
+        scorer.close()
+    return [f"[scoring] {constant}"] if constant else []
 
 
 def check_mode(cfg, load_models: bool = True) -> None:  # noqa: ANN001  (any non-staged run config)

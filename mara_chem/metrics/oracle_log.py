@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from mara_chem.atomic import write_text_atomic
 from mara_chem.chem.smiles import canonicalize
 from mara_chem.text import format_number
 
@@ -89,11 +90,36 @@ class OracleLog:
         return next(csv.reader([first])) if first.endswith("\n") else None
 
     def check_columns(self) -> None:
-        """Refuse a log written for other scoring endpoints (checked before anything is written)."""
+        """Refuse a log written for other scoring endpoints (checked before anything is written). A log whose
+        endpoints are the first of this run's (stages added on resume bring new endpoints) is accepted and
+        gets the new columns from :meth:`extend_columns`."""
         header = self.header()
-        if header is not None and header != self.columns:
+        if header is not None and header != self.columns and self._missing_endpoints(header) is None:
             raise OracleLogError(f"{self.path} was written by a run with other scoring endpoints "
                                  f"(its columns: {', '.join(header)})")
+
+    def _missing_endpoints(self, header: list[str]) -> list[str] | None:
+        """Endpoints this run adds to a log written for the first k of them; None when the header is another's."""
+        for k in range(len(self.endpoints)):
+            if header == log_columns(self.endpoints[:k]):
+                return self.endpoints[k:]
+        return None
+
+    def extend_columns(self) -> list[str]:
+        """Rewrite the log (atomically) with columns for endpoints added by new stages, empty in the old rows; a
+        torn last line is kept as it is, for :meth:`cut_torn_line`. Returns the endpoints added."""
+        header = self.header()
+        added = self._missing_endpoints(header) if header is not None and header != self.columns else None
+        if not added:
+            return []
+        text = self._text()
+        complete = text[: text.rfind("\n") + 1]
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=self.columns, restval="")
+        writer.writeheader()
+        writer.writerows(csv.DictReader(io.StringIO(complete)))
+        write_text_atomic(self.path, buffer.getvalue() + text[len(complete):])
+        return added
 
     def check_rows(self) -> None:
         """Refuse (OracleLogError naming the line) a log holding rows no run can have written; read-only."""
@@ -107,6 +133,14 @@ class OracleLog:
         self.check_columns()
         text = self._text()
         return list(csv.DictReader(io.StringIO(text[: text.rfind("\n") + 1])))
+
+    def calls_on_disk(self) -> int:
+        """Calls the file records: its complete rows plus a torn last line (a call that was made)."""
+        if not self.path.exists():
+            return 0
+        text = self._text()
+        torn = int(bool(text) and not text.endswith("\n") and "\n" in text)
+        return len(self.read()) + torn
 
     def cut_torn_line(self) -> TornLine | None:
         """Remove a last line that lacks its newline and return it; None when the file ends cleanly.

@@ -36,7 +36,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     import signal
 
-    from mara_chem.rl.loop import RunDirError, RunInterrupted, StagedLearning
+    from mara_chem.rl.loop import COLLAPSE_STEPS, VALIDITY_COLLAPSED, RunDirError, RunInterrupted, StagedLearning
 
     cfg = _load_or_report(args.run_file, args.device, load_models=False)  # the run loads them itself
     if cfg is None:
@@ -56,6 +56,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(f"stopped by {result.interrupted_by} after step {result.steps} ({result.oracle_calls} oracle calls); "
               f"{resume}", file=sys.stderr)
         return 128 + signal.Signals[result.interrupted_by].value
+    if result.stop_reason == VALIDITY_COLLAPSED:
+        print(f"error: stopped after step {result.steps}: the agent no longer samples valid SMILES "
+              f"({COLLAPSE_STEPS} steps in a row); lower learning_strategy.rate and start again with --overwrite",
+              file=sys.stderr)
+        return 3
     print(f"run finished ({result.stop_reason}): {result.steps} steps, {result.oracle_calls} oracle calls, "
           f"{result.hits} hits >= {cfg.parameters.hit_threshold:g} in {result.hit_scaffolds} scaffolds")
     print(f"results in {result.run_dir}/ (oracle_log.csv, summary_*.csv, checkpoint.pt, run.json)")

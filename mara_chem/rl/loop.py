@@ -72,6 +72,10 @@ from mara_chem.scoring.scorer import Scorer
 log = logging.getLogger(__name__)
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: steps in a row without a single valid SMILES after which the run stops: the agent has collapsed (rate 1e3
+#: ran 19 such steps and exited 0 with a broken agent)
+COLLAPSE_STEPS = 5
+VALIDITY_COLLAPSED = "validity collapsed"
 
 
 class RunDirError(RuntimeError):
@@ -237,6 +241,9 @@ class StagedLearning:
                          state["global_step"] if state else 0)
         if changes:
             self._say(f"resuming with changes to the run file: {describe(changes)}")
+        added = self.oracle_log.extend_columns()
+        if added:
+            self._say(f"{LOG_NAME}: columns added for the new stages' endpoints {', '.join(added)}")
         self._repair_oracle_log()
         if state is not None:
             self._restore(state)
@@ -264,6 +271,14 @@ class StagedLearning:
         if state["digests"] != self._file_digests:
             raise RunDirError(f"the prior or agent file changed since {path} was written; "
                               "restore the original files or start again with --overwrite")
+        paid: dict[int, int] = {}  # calls per stage when the checkpoint was written
+        for record in state["history"]:
+            paid[record["stage"]] = max(paid.get(record["stage"], 0), record["calls_used"])
+        logged = self.oracle_log.calls_on_disk()
+        if logged < sum(paid.values()):
+            raise RunDirError(f"{self.oracle_log.path} holds {logged} calls but {path} was written after "
+                              f"{sum(paid.values())}: the log was cut or replaced, and resuming would pay for "
+                              "those calls again; restore the log or start again with --overwrite")
         return state
 
     def _clear_outputs(self) -> None:
@@ -371,7 +386,7 @@ class StagedLearning:
                     if index > self.stage_index:
                         self._start_stage(index, stage)
                     self.stop_reason = self._run_stage(index, stage)
-                    if self._stop_signal:
+                    if self._stop_signal or self.stop_reason == VALIDITY_COLLAPSED:
                         break
         finally:
             if self._tb is not None:
@@ -417,12 +432,20 @@ class StagedLearning:
         oracle.restore(self.oracle_log.read())
         summary = self._summary_csv(index)
         reason = "max_steps"
+        invalid_steps = 0  # consecutive steps without one valid SMILES
         try:
             while self.stage_step < stage.max_steps and not self._stop_signal:
                 if oracle.exhausted:
                     break
                 record = self._step(stage, oracle, summary)
                 if self._stop_signal:
+                    break
+                invalid_steps = invalid_steps + 1 if record.valid_fraction == 0 else 0
+                if invalid_steps >= COLLAPSE_STEPS:
+                    reason = VALIDITY_COLLAPSED
+                    log.warning("stage %d: no valid SMILES in %d steps in a row", index + 1, invalid_steps)
+                    self._say(f"stage {index + 1}: no valid SMILES in {invalid_steps} steps in a row: the agent has "
+                              "collapsed (learning rate too high?); stopping")
                     break
                 if self.global_step % self.config.parameters.checkpoint_every == 0:
                     self._checkpoint()

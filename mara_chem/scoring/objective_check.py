@@ -29,6 +29,10 @@ REFERENCE_SMILES = (
 )
 
 
+#: totals that differ by less than this are the same score (a sigmoid far from every value gives ~1e-100)
+MIN_SPREAD = 1e-6
+
+
 def constant_objective(scorer: Scorer) -> str | None:
     """Why the objective cannot guide a run (every reference molecule scores the same), or None."""
     if any(e.component.required_by_default for e in scorer.endpoints):
@@ -38,8 +42,9 @@ def constant_objective(scorer: Scorer) -> str | None:
     if len(finite) == 0:
         return (f"the objective scores none of {len(REFERENCE_SMILES)} reference molecules (every total failed); "
                 "check the components' parameters")
-    if len(finite) == len(totals) and float(finite.max() - finite.min()) == 0.0:
+    if len(finite) == len(totals) and float(finite.max() - finite.min()) < MIN_SPREAD:
         return (f"the objective gives all {len(REFERENCE_SMILES)} reference molecules the same total score "
-                f"{float(finite[0]):g}: it cannot tell molecules apart; check the weights and transforms "
+                f"{float(finite.mean()):.3g} (within {MIN_SPREAD:g}): it cannot tell molecules apart; check the "
+                "weights and transforms "
                 "(a sigmoid far from the values, a window no molecule reaches)")
     return None

@@ -34,7 +34,7 @@ MAX_WEIGHT = 1e6
 
 
 class EndpointSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: str
     weight: float = Field(1.0, ge=0.0, le=MAX_WEIGHT, allow_inf_nan=False)
     params: dict[str, Any] = Field(default_factory=dict)
@@ -63,7 +63,7 @@ class EndpointSpec(BaseModel):
 
 
 class ComponentSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     endpoint: list[EndpointSpec] = Field(min_length=1)
 
     @model_validator(mode="before")

@@ -41,7 +41,7 @@ class Transform(BaseModel):
     result is clipped into [0, 1]. ``monotone`` declares the direction the contract suite checks.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: ClassVar[str] = ""
     #: "increasing" / "decreasing" when the transform is monotone in the raw value (checked by the contract suite)
     monotone: ClassVar[Literal["increasing", "decreasing"] | None] = None

@@ -50,9 +50,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     try:
         result = runner.run(stop_on_signals=True)
     except RunInterrupted as exc:
+        _ignore_stop_signals()
         print(f"{exc}; every paid oracle call is in the log; {resume}", file=sys.stderr)
         return 128 + signal.Signals[exc.signal_name].value
     if result.interrupted_by:
+        _ignore_stop_signals()
         print(f"stopped by {result.interrupted_by} after step {result.steps} ({result.oracle_calls} oracle calls); "
               f"{resume}", file=sys.stderr)
         return 128 + signal.Signals[result.interrupted_by].value
@@ -67,6 +69,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.report:
         _finish_with_report(result.run_dir, cfg.parameters.hit_threshold)
     return 0
+
+
+def _ignore_stop_signals() -> None:
+    """The run has stopped on a signal and its state is on disk: one more Ctrl-C while the interpreter shuts
+    down would only print a KeyboardInterrupt traceback from some atexit hook."""
+    import signal
+
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, signal.SIG_IGN)
 
 
 def _finish_with_report(run_dir: Path, threshold: float) -> None:

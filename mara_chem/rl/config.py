@@ -153,6 +153,8 @@ class RunConfig(Section):
 
         params = dict(value)
         params.setdefault("type", "dap")
+        if not isinstance(params["type"], str):
+            raise ValueError(f"type must be a strategy name (a string), got {params['type']!r}")
         model = strategy_params_model(params["type"])
         try:
             checked = model.model_validate(params, strict=True).model_dump(exclude_unset=True) | {"type": params["type"]}

@@ -154,9 +154,9 @@ class StagedLearning:
         self.endpoints = _endpoint_union(config.stage)
         self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
         changes = [] if overwrite else self._resume_changes()
-        self._check_no_foreign_summaries(overwrite)
         self._build()
         state = None if overwrite else self._checked_state()
+        self._check_no_foreign_summaries(overwrite)
         # --- every check passed: take the folder, then write ------------------------------------------------
         self._lock = RunLock(self.run_dir)
         try:

@@ -110,15 +110,18 @@ def read_molecules(path: Path, smiles_column: str) -> list[tuple[str, str]]:
 
 
 def _csv_molecules(path: Path, smiles_column: str) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
     with open_text(path) as handle:
         reader = csv.DictReader(handle)
         try:
             if smiles_column not in (reader.fieldnames or []):
                 raise RunModeError(f"[parameters.smiles_column] {path} has no column {smiles_column!r} "
                                    f"(columns: {', '.join(reader.fieldnames or [])})")
-            return [(str(n), row[smiles_column] or "") for n, row in enumerate(reader, start=1)]
+            for n, row in enumerate(reader, start=1):
+                rows.append((str(n), row[smiles_column] or ""))
+            return rows
         except csv.Error as exc:  # e.g. a field over the csv module's size limit (131,072 characters)
-            raise RunModeError(f"[parameters.smiles_file] {path} line {reader.line_num}: {exc}") from None
+            raise RunModeError(f"[parameters.smiles_file] {path} data row {len(rows) + 1}: {exc}") from None
 
 
 def _smi_molecules(path: Path) -> list[tuple[str, str]]:

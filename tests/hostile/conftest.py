@@ -6,13 +6,17 @@ from __future__ import annotations
 import copy
 import hashlib
 import math
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-PRIOR = REPO / "priors" / "moses-gru-2x256.prior"
+# a copy: a case that (before its fix) wrote over the prior must not destroy the repository's bundled file
+PRIOR = Path(tempfile.mkdtemp(prefix="hostile-prior-")) / "moses-gru-2x256.prior"
+shutil.copyfile(REPO / "priors" / "moses-gru-2x256.prior", PRIOR)
 QED = {"type": "geometric_mean", "component": [{"QED": {"endpoint": [{"name": "QED", "weight": 1}]}}]}
 SMILES = ["CCO", "c1ccccc1O", "CC(=O)Nc1ccc(O)cc1", "CCN(CC)CC", "OC(=O)c1ccccc1O", "c1ccncc1", "CCOC(=O)C",
           "CC(C)Cc1ccc(cc1)C(C)C(=O)O"]

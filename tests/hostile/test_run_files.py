@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,11 @@ def _text_file_at(key: str, name: str):
     return build
 
 
+def _agent_copy(tmp: Path) -> str:
+    shutil.copyfile(PRIOR, tmp / "agent.prior")
+    return str(tmp / "agent.prior")
+
+
 def _big_sdf(path: Path) -> None:
     n = 20_000
     atoms = "".join(f"M  V30 {i + 1} C 0 0 0 0\n" for i in range(n))
@@ -95,12 +101,12 @@ CASES: list[Case] = [
                                                           str(t / "run.toml")), "[json_out_config]"),
     ("json_out_config is the prior", _st("json_out_config", str(PRIOR)), "[json_out_config]"),
     ("json_out_config is a directory", _folder_at("json_out_config", "somewhere"), "[json_out_config]"),
-    ("weight 1.7e308", _endpoint(weight=1.7e308), "weight"),
-    ("sigmoid k = 0", _endpoint(transform={"type": "sigmoid", "low": 0.2, "high": 0.8, "k": 0.0}), "k"),
-    ("sigmoid k < 0", _endpoint(transform={"type": "sigmoid", "low": 0.2, "high": 0.8, "k": -0.5}), "k"),
+    ("weight 1.7e308", _endpoint(weight=1.7e308), "[stage.0.scoring.component.0.QED.endpoint.0.weight]"),
+    ("sigmoid k = 0", _endpoint(transform={"type": "sigmoid", "low": 0.2, "high": 0.8, "k": 0.0}), "transform: k:"),
+    ("sigmoid k < 0", _endpoint(transform={"type": "sigmoid", "low": 0.2, "high": 0.8, "k": -0.5}), "transform: k:"),
     ("window overflows", _endpoint(transform={"type": "sigmoid", "low": -1.7e308, "high": 1.7e308}), "high - low"),
     ("double_sigmoid coef_div < 0", _endpoint(transform={"type": "double_sigmoid", "low": 0.2, "high": 0.8,
-                                                         "coef_div": -100.0}), "coef_div"),
+                                                         "coef_div": -100.0}), "transform: coef_div:"),
     ("objective constant", _endpoint(transform={"type": "sigmoid", "low": 50.0, "high": 60.0}),
      "same total score"),
     ("endpoint NLL", _endpoint(name="NLL"), "endpoint name 'NLL'"),
@@ -112,7 +118,7 @@ CASES: list[Case] = [
     ("endpoint score (other case)", _endpoint(name="SCORE"), "endpoint name 'SCORE'"),
     ("endpoint trailing space", _endpoint(name="score "), "endpoint name 'score '"),
     ("endpoint _raw", _endpoint(name="QED_raw"), "endpoint name 'QED_raw'"),
-    ("chkpt_file is the prior", lambda t: set_key(set_key(staged(t / "run"), "parameters.agent_file", str(t / "agent.prior")),
+    ("chkpt_file is the prior", lambda t: set_key(set_key(staged(t / "run"), "parameters.agent_file", _agent_copy(t)),
                                                   "stage.0.chkpt_file", str(PRIOR)), "[stage.0.chkpt_file]"),
     ("chkpt_file is the agent", _st("stage.0.chkpt_file", str(PRIOR)), "[stage.0.chkpt_file]"),
     ("TL output is its input", _mode(transfer, "parameters.output_model_file", str(PRIOR)),
@@ -125,7 +131,7 @@ CASES: list[Case] = [
      "[parameters.output_file]"),
     ("tb_logdir is a file", _text_file_at("tb_logdir", "tb.txt"), "[tb_logdir]"),
     ("SDF of 20,000 atoms", _file(_big_sdf, name="big.sdf"), "[parameters.smiles_file]"),
-    ("pose_sdf is a directory", lambda t: (t / "poses").mkdir() or _docking(pose_sdf=str(t / "poses"))(t), "pose_sdf"),
+    ("pose_sdf is a directory", lambda t: (t / "poses").mkdir() or _docking(pose_sdf=str(t / "poses"))(t), "params: pose_sdf:"),
     # --- unclear errors (issue 23 "Unclear") ----------------------------------------------------------------
     ("temperature 1e-300", _st("parameters.temperature", 1e-300), "[parameters.temperature]"),
     ("temperature inf", _st("parameters.temperature", float("inf")), "[parameters.temperature]"),
@@ -139,10 +145,10 @@ CASES: list[Case] = [
     ("max_steps = true", _st("stage.0.max_steps", True), "[stage.0.max_steps]"),
     ("batch_size = true", _st("parameters.batch_size", True), "[parameters.batch_size]"),
     ("purge_memories = 'yes'", _st("parameters.purge_memories", "yes"), "[parameters.purge_memories]"),
-    ("trusted = 'yes'", _component("qsar", {"model_file": "brenk_alert_logreg", "trusted": "yes"}), "trusted"),
+    ("trusted = 'yes'", _component("qsar", {"model_file": "brenk_alert_logreg", "trusted": "yes"}), "params: trusted:"),
     ("positive_class not a class", _component("qsar", {"model_file": "brenk_alert_logreg", "positive_class": 7}),
-     "positive_class"),
-    ("rate = 1e3", _st("learning_strategy.rate", 1e3), "rate"),
+     "positive_class 7 is not one of the model's classes [0, 1]"),
+    ("rate = 1e3", _st("learning_strategy.rate", 1e3), "[learning_strategy] rate"),
     ("summary_csv_prefix ends in /", lambda t: set_key(staged(t / "run"), "parameters.summary_csv_prefix",
                                                        str(t / "run") + "/"), "[parameters.summary_csv_prefix]"),
     ("summary_csv_prefix under a file", lambda t: (t / "afile").write_text("x") and set_key(
@@ -158,10 +164,10 @@ CASES: list[Case] = [
      "[parameters.smiles_file]"),
     ("CSV without the SMILES column", _file(lambda p: p.write_text("smi\nCCO\n"), name="in.csv"),
      "[parameters.smiles_column]"),
-    ("docking size inf", _docking(size=[float("inf"), 10.0, 10.0]), "size"),
+    ("docking size inf", _docking(size=[float("inf"), 10.0, 10.0]), "params: size:"),
     ("docking cache_path a text file", lambda t: (t / "cache.db").write_text("hello\n") and _docking(
-        cache_path=str(t / "cache.db"))(t), "cache_path"),
-    ("docking timeout inf", _docking(timeout_s=float("inf")), "timeout_s"),
+        cache_path=str(t / "cache.db"))(t), "params: cache_path:"),
+    ("docking timeout inf", _docking(timeout_s=float("inf")), "params: timeout_s:"),
 ]
 
 
@@ -173,11 +179,28 @@ def test_a_broken_run_file_is_refused_in_one_line_naming_the_key_before_anything
     toml = tmp_path / "run.toml"
     toml.write_text(to_toml(cfg))
     before = folder_state(tmp_path)
-    code, out = cli("run", toml)
-    assert code == 2, out
-    assert expected in out, out
-    assert "Traceback" not in out and "(run again with -v" not in out
-    assert folder_state(tmp_path) == before  # nothing written: no log, no record, no JSON copy, no output
+    for command in ("validate", "run"):  # validate says what run would refuse
+        code, out = cli(command, toml)
+        assert code == 2, out
+        assert expected in out, out
+        assert "Traceback" not in out and "(run again with -v" not in out
+        assert folder_state(tmp_path) == before  # nothing written: no log, no record, no JSON copy, no output
+
+
+@pytest.mark.parametrize("build,key", [
+    (lambda t: set_key(transfer(t), "parameters.output_model_file", str(t / "train.smi")),
+     "[parameters.output_model_file]"),
+    (lambda t: set_key(scoring(t), "parameters.output_csv", str(t / "in.smi")), "[parameters.output_csv]"),
+    (lambda t: set_key(sampling(t), "parameters.output_file", str(PRIOR)), "[parameters.output_file]"),
+], ids=["TL output = its SMILES", "scoring output = its input", "sampling output = its model"])
+def test_overwrite_never_deletes_an_input(tmp_path: Path, cli, build, key: str) -> None:
+    """``--overwrite`` deletes a run's earlier output first: an output path that is an input is refused before."""
+    toml = tmp_path / "run.toml"
+    toml.write_text(to_toml(build(tmp_path)))
+    before = folder_state(tmp_path) | {"prior": folder_state(PRIOR.parent)["moses-gru-2x256.prior"]}
+    code, out = cli("run", toml, "--overwrite")
+    assert code == 2 and key in out, out
+    assert folder_state(tmp_path) | {"prior": folder_state(PRIOR.parent)["moses-gru-2x256.prior"]} == before
 
 
 def test_gzip_content_in_a_plain_name_is_read_as_gzip(tmp_path: Path, cli) -> None:

@@ -108,7 +108,7 @@ class QsarModel(ScoringComponent):
         super().__init__(params)
         wanted = self.params.positive_class
         if wanted is not None and hasattr(self.model, "predict_proba"):  # checked here, before any oracle call
-            classes = list(self.model.classes_)
+            classes = [c.item() if hasattr(c, "item") else c for c in self.model.classes_]  # numpy -> Python
             if wanted not in classes:
                 raise ValueError(f"positive_class {wanted!r} is not one of the model's classes {classes}")
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,7 @@ import torch
 
 from mara_chem.chem.smiles import canonicalize
 from mara_chem.models.prior_file import load_prior
+from mara_chem.models.tokenizer import tokenize
 from mara_chem.models.training import TrainConfig, prepare_data, read_smiles_file
 
 #: the reference molecules of the PMO objectives (guacamol 0.5.5's definitions)
@@ -69,12 +71,20 @@ def main(argv: list[str] | None = None) -> int:
     if data.vocabulary != model.vocabulary:
         raise SystemExit("the rebuilt vocabulary differs from the prior's: not the prior's training data or options")
     held = nll(model, data.valid)
+    vocab = [t for t in model.vocabulary.tokens[3:]]
+    charged = [t for t in vocab if "+" in t or "-" in t]
+    stereo = [t for t in vocab if "@" in t] + [t for t in vocab if t in ("/", "\\")]
+    rare = Counter(t for smi in data.unspellable for t in set(tokenize(smi)) if t not in model.vocabulary.index)
     lines = [f"# Reachability of the PMO reference molecules: `{args.prior}`", "",
              f"Held-out: the prior's validation split, {len(held)} ZINC molecules never trained on; their NLL "
              f"(nats) median {np.median(held):.2f}, 90th percentile {np.quantile(held, 0.9):.2f}, 99th "
              f"{np.quantile(held, 0.99):.2f}, max {held.max():.2f}. Percentile: share of held-out molecules with a "
              "lower NLL (more likely). Command: `python benchmarks/prior_reachability.py "
              + " ".join(sys.argv[1:] if argv is None else argv) + "`.", "",
+             f"Vocabulary: {len(vocab)} tokens (+ 3 special); charged: {' '.join(charged) or 'none'}; stereo: "
+             f"{' '.join(stereo) or 'none'}. Unspellable (tokens seen fewer than 10 times, left out of training): "
+             f"{len(data.unspellable)} molecules, tokens "
+             + ", ".join(f"`{t}` ({n})" for t, n in rare.most_common()) + ".", "",
              "| reference | NLL | percentile among held-out | note |", "|---|---|---|---|"]
     for name, smiles in REFERENCES.items():
         canon = canonicalize(smiles)

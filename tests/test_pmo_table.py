@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mara_chem.metrics.oracle_log import OracleLog
+from mara_chem.run_folder.oracle_log import OracleLog
 
 REPO = Path(__file__).resolve().parents[1]
 TASK = REPO / "benchmarks" / "tasks" / "pmo" / "qed.toml"

@@ -14,8 +14,8 @@ from conftest import QED, folder_state, scoring, set_key, staged, to_toml
 
 from mara_chem.rl.config import load_run_config
 from mara_chem.rl.loop import RunDirError, StagedLearning
-from mara_chem.rl.run_lock import RunFolderBusy, RunLock
-from mara_chem.rl.run_record import RUN_JSON, write_run_record
+from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock
+from mara_chem.run_folder.run_record import RUN_JSON, write_run_record
 
 
 def _run(cfg: dict, overwrite: bool = False):

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from conftest import QED, REPO, staged, to_toml
 
-from mara_chem.metrics.oracle_log import OracleLog
+from mara_chem.run_folder.oracle_log import OracleLog
 from mara_chem.rl.loop import RunInterrupted
 from mara_chem.rl.oracle import Oracle
 from mara_chem.scoring.scorer import Scorer

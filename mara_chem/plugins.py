@@ -26,7 +26,7 @@ STRATEGIES: Registry[Any] = Registry(
     "learning strategy", "mara_chem.strategies", "mara_chem.rl.strategies", ignore_case=False
 )
 NETWORKS: Registry[Any] = Registry("model_type", "mara_chem.networks", "mara_chem.models.networks", ignore_case=False)
-EXECUTORS: Registry[Any] = Registry("executor", "mara_chem.executors", "mara_chem.scoring.docking.executors")
+EXECUTORS: Registry[Any] = Registry("executor", "mara_chem.executors", "mara_chem.scoring.workers.executors")
 #: benchmark tasks are data: an entry point names a task TOML file (a path, or a callable returning one)
 BENCHMARK_TASKS: Registry[Any] = Registry("benchmark task", "mara_chem.benchmark_tasks", ignore_case=False)
 

@@ -158,13 +158,20 @@ def test_transforms_aggregators_strategies_networks_filters_executors_need_their
     cases = [(lambda: HalfTransform(), "_apply"), (lambda: NoCombine(), "_combine"),
              (lambda: NoLoss(StrategyParams(type="x")), "_loss"), (lambda: NoStep(), "step"),
              (lambda: NoFilter(None), "_filter")]
-    pytest.importorskip("vina")
-    from mara_chem.scoring.docking.executors import DockingExecutor
+    from mara_chem.scoring.workers.executors import Executor
+    from mara_chem.scoring.workers.worker import Worker
 
-    class NoMap(DockingExecutor):
+    class NoMap(Executor):
         n_workers = 1
 
-    cases.append((lambda: NoMap(None), "_map"))
+    class NoFailure(Worker):
+        def __init__(self, settings):
+            pass
+
+        def run(self, smiles):
+            return None
+
+    cases += [(lambda: NoMap(None, worker_cls=NoFailure), "_map"), (lambda: NoFailure(None), "failure")]
     for build, missing in cases:
         with pytest.raises(TypeError, match=missing):
             build()

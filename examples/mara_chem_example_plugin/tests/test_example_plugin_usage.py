@@ -43,3 +43,24 @@ def test_a_run_file_scores_and_learns_with_the_plugins():
 def test_a_misspelt_plugin_option_names_the_key():
     with pytest.raises(ConfigError, match="bta"):
         load_run_config(run_file({"type": "example_baseline_pg", "bta": 0.1}))
+
+
+def test_an_expensive_oracle_plugin_scores_on_the_shared_pool_and_cache(tmp_path):
+    """example_conformer_energy brings only a worker: mara-chem's pool runs it and its cache keeps it."""
+    cache = tmp_path / "conformers.sqlite"
+    scoring = {"type": "arithmetic_mean", "component": [{"example_conformer_energy": {"endpoint": [
+        {"name": "mmff", "params": {"executor": "pool", "n_workers": 1, "n_conformers": 2,
+                                    "cache_path": str(cache)},
+         "transform": {"type": "reverse_sigmoid", "low": -50.0, "high": 50.0, "k": 0.5}}]}}]}
+    config = load_run_config({**run_file({"type": "dap", "sigma": 128}), "stage": [{"max_steps": 5, "scoring": scoring}]})
+    scorer = Scorer(config.stage[0].scoring)
+    try:
+        first = scorer([PARACETAMOL, "not a smiles"])
+    finally:
+        scorer.close()
+    assert np.isfinite(first.raw["mmff"][0]) and np.isnan(first.total[1])
+    rescored = Scorer(config.stage[0].scoring)  # a new scorer: the energy comes from the cache file
+    try:
+        assert rescored([PARACETAMOL]).raw["mmff"][0] == first.raw["mmff"][0]
+    finally:
+        rescored.close()

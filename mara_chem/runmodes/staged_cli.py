@@ -79,17 +79,3 @@ def _finish_with_report(run_dir: Path, threshold: float) -> None:
     metrics = compute_metrics(run_dir, thresholds=[threshold], budget=None)
     print(format_table(metrics))
     print(f"report: {write_report(run_dir, threshold=threshold, budget=None)}")
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    run = sub.add_parser("run", help="run a staged-learning TOML file (resumes from its checkpoint if present)")
-    run.add_argument("run_file", type=Path)
-    run.add_argument("--overwrite", action="store_true", help="discard earlier outputs in the run folder")
-    run.add_argument("--device", default=None, help="override the run file's device (auto|cpu|cuda)")
-    run.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
-                     help="no per-step progress lines")
-    run.add_argument("--report", action="store_true", help="print metrics and write the HTML report at the end")
-    run.set_defaults(func=cmd_run)
-    val = sub.add_parser("validate", help="check a run file without running it")
-    val.add_argument("run_file", type=Path)
-    val.set_defaults(func=cmd_validate)

@@ -64,3 +64,18 @@ def test_an_expensive_oracle_plugin_scores_on_the_shared_pool_and_cache(tmp_path
         assert rescored([PARACETAMOL]).raw["mmff"][0] == first.raw["mmff"][0]
     finally:
         rescored.close()
+
+
+def test_a_plugin_diversity_filter_is_chosen_in_a_run_file_with_its_own_options():
+    from mara_chem.rl.diversity_filters import build_filter
+
+    table = {**run_file({"type": "dap"}), "diversity_filter": {"type": "example_repeat_cap", "repeats": 2}}
+    config = load_run_config(table)
+    assert config.diversity_filter == {"type": "example_repeat_cap", "repeats": 2}
+    df = build_filter(config.filter_for(config.stage[0]))
+    out = df.apply(["CCO", "CCO", "CCO", None], np.array([0.9, 0.9, 0.9, 0.5]), 1)
+    assert out.tolist() == [0.9, 0.9, 0.0, 0.5]  # the third CCO is over the cap of 2
+    with pytest.raises(ConfigError, match=r"diversity_filter.repeat\b.*unknown key"):
+        load_run_config({**table, "diversity_filter": {"type": "example_repeat_cap", "repeat": 2}})
+    with pytest.raises(ConfigError, match=r"diversity_filter.bucket_size.*unknown key"):  # not a REINVENT filter
+        load_run_config({**table, "diversity_filter": {"type": "example_repeat_cap", "bucket_size": 2}})

@@ -187,10 +187,6 @@ class VinaDocking(ExecutorCacheOwner, ScoringComponent):
                 self._poses_written.add(o.smiles)
             writer.close()
 
-    def cache_key(self) -> str:
-        """Settings that determine the score (receptor content, box, search, pH), not the worker layout."""
-        return f"{self.name}:{self.settings.fingerprint()}"
-
 
 def _as_value(outcome: DockOutcome | None) -> float | Failure:
     if outcome is None:

@@ -191,8 +191,5 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
                 handle.write(json.dumps(record) + "\n")
                 self._routes_written.add(o.smiles)
 
-    def cache_key(self) -> str:
-        return f"{self.name}:{self.fingerprint}:{self.params.score}"
-
 
 __all__: list[Any] = ["Retrosynthesis", "RetrosynthesisParams"]

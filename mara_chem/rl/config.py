@@ -17,6 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from mara_chem.scoring.spec import ScoringSpec
 
 
+def device_name(value: str) -> str:
+    """The ``device`` key's spelling (whether the device exists is the preflight's question)."""
+    if value != "auto" and not (value == "cpu" or value.startswith("cuda")):
+        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {value!r}")
+    return value
+
+
 class Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -130,12 +137,7 @@ class RunConfig(Section):
                     raise ValueError(f"[{key}] is a REINVENT section not supported by mara-chem; remove it")
         return data
 
-    @field_validator("device")
-    @classmethod
-    def _device(cls, value: str) -> str:
-        if value != "auto" and not (value == "cpu" or value.startswith("cuda")):
-            raise ValueError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {value!r}")
-        return value
+    _device = field_validator("device")(classmethod(lambda cls, v: device_name(v)))
 
     @field_validator("learning_strategy")
     @classmethod

@@ -1,4 +1,4 @@
-"""`mara-chem run` and `mara-chem validate`."""
+"""The staged-learning run mode's ``describe`` and ``run`` (its record in ``runmodes/modes.py``)."""
 
 from __future__ import annotations
 
@@ -7,40 +7,17 @@ import sys
 from pathlib import Path
 
 
-def _load_or_report(path: Path, device: str | None = None, load_models: bool = True):
-    """The validated run config whose files and device were checked, or None after printing why not."""
-    from mara_chem.rl.config import ConfigError, load_run_config
-    from mara_chem.rl.preflight import check_run
-
-    try:
-        cfg = load_run_config(path)
-        if device:
-            cfg.device = device
-        check_run(cfg, load_models=load_models)
-        return cfg
-    except ConfigError as exc:
-        print(f"{path}: invalid run file:\n{exc}", file=sys.stderr)
-        return None
-
-
-def cmd_validate(args: argparse.Namespace) -> int:
-    cfg = _load_or_report(args.run_file)
-    if cfg is None:
-        return 2
+def describe(cfg) -> str:  # noqa: ANN001  (RunConfig)
     n_ep = sum(len(spec.endpoint) for st in cfg.stage for e in st.scoring.component for spec in e.values())
-    print(f"{args.run_file}: OK ({len(cfg.stage)} stage(s), {n_ep} scoring endpoint(s), "
-          f"strategy {cfg.learning_strategy['type']}, run folder {cfg.run_dir})")
-    return 0
+    return (f"{len(cfg.stage)} stage(s), {n_ep} scoring endpoint(s), strategy {cfg.learning_strategy['type']}, "
+            f"run folder {cfg.run_dir}")
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def run(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001  (RunConfig, checked by the preflight)
     import signal
 
     from mara_chem.rl.loop import RunDirError, RunInterrupted, StagedLearning
 
-    cfg = _load_or_report(args.run_file, args.device, load_models=False)  # the run loads them itself
-    if cfg is None:
-        return 2
     if cfg.json_out_config:
         out = Path(cfg.json_out_config)
         out.parent.mkdir(parents=True, exist_ok=True)

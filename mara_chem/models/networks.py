@@ -23,7 +23,7 @@ class SmilesNetwork(nn.Module, metaclass=ABCMeta):
 
     name: ClassVar[str]
     #: small hyperparameters (besides ``vocab_size``) the contract suite builds the network with
-    example_hyperparameters: ClassVar[dict[str, Any]] = {}
+    example_params: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -59,7 +59,7 @@ class RecurrentNetwork(SmilesNetwork):
     """REINVENT's prior: embedding -> stacked LSTM/GRU -> linear (defaults 3 x 512, embedding 256)."""
 
     name = "rnn"
-    example_hyperparameters = {"embedding_dim": 8, "hidden_size": 16, "num_layers": 2, "max_length": 20}
+    example_params = {"embedding_dim": 8, "hidden_size": 16, "num_layers": 2, "max_length": 20}
 
     def __init__(
         self,
@@ -105,7 +105,7 @@ class TransformerNetwork(SmilesNetwork):
     """Decoder-only transformer (pre-norm, learned positions, causal mask)."""
 
     name = "transformer"
-    example_hyperparameters = {"d_model": 16, "n_heads": 2, "n_layers": 2, "dim_feedforward": 32, "dropout": 0.0,
+    example_params = {"d_model": 16, "n_heads": 2, "n_layers": 2, "dim_feedforward": 32, "dropout": 0.0,
                                "max_length": 20}
 
     def __init__(

@@ -51,7 +51,7 @@ class DiversityFilter(ABC):
     #: the model of this filter's ``[diversity_filter]`` table (a ``FilterParams``)
     Params: ClassVar[type[FilterParams]] = ReinventFilterParams
     #: the config (``[diversity_filter]`` table, without ``type``) the contract suite builds the filter with
-    example_config: ClassVar[dict[str, Any]] = {}
+    example_params: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -123,7 +123,7 @@ class ScaffoldBucketFilter(DiversityFilter):
 
 class IdenticalMurckoScaffold(ScaffoldBucketFilter):
     name = "IdenticalMurckoScaffold"
-    example_config = {"bucket_size": 2, "minscore": 0.4}
+    example_params = {"bucket_size": 2, "minscore": 0.4}
 
     def bucket_of(self, smiles: str) -> str:
         return murcko_scaffold(smiles) or ""
@@ -131,7 +131,7 @@ class IdenticalMurckoScaffold(ScaffoldBucketFilter):
 
 class IdenticalTopologicalScaffold(ScaffoldBucketFilter):
     name = "IdenticalTopologicalScaffold"
-    example_config = {"bucket_size": 2, "minscore": 0.4}
+    example_params = {"bucket_size": 2, "minscore": 0.4}
 
     def bucket_of(self, smiles: str) -> str:
         return murcko_scaffold(smiles, generic=True) or ""
@@ -141,7 +141,7 @@ class ScaffoldSimilarity(ScaffoldBucketFilter):
     """Buckets are joined when scaffolds are similar (atom-pair count fingerprints, Tanimoto >= minsimilarity)."""
 
     name = "ScaffoldSimilarity"
-    example_config = {"bucket_size": 2, "minscore": 0.4, "minsimilarity": 0.4}
+    example_params = {"bucket_size": 2, "minscore": 0.4, "minsimilarity": 0.4}
     transient = ("config", "_gen", "representatives")
 
     def __init__(self, config: ReinventFilterParams):
@@ -180,7 +180,7 @@ class ScaffoldSimilarity(ScaffoldBucketFilter):
 
 class PenalizeSameSmiles(DiversityFilter):
     name = "PenalizeSameSmiles"
-    example_config = {"penalty_multiplier": 0.5}
+    example_params = {"penalty_multiplier": 0.5}
 
     def __init__(self, config: ReinventFilterParams):
         super().__init__(config)

@@ -17,8 +17,8 @@ SCORES2 = np.array([0.9, 0.85, 0.9, 0.3, 0.8])
 
 
 def make(cls):
-    return build_example(cls, lambda: build_filter({"type": cls.name, **cls.example_config}),
-                         "example_config")
+    return build_example(cls, lambda: build_filter({"type": cls.name, **cls.example_params}),
+                         "example_params")
 
 
 @pytest.fixture(params=implementations(FILTERS))

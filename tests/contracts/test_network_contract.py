@@ -18,8 +18,8 @@ V, B, T = 11, 3, 7
 def network(request) -> SmilesNetwork:
     torch.manual_seed(0)
     cls = request.param
-    net = build_example(cls, lambda: build_network(cls.name, vocab_size=V, **cls.example_hyperparameters),
-                        "example_hyperparameters")
+    net = build_example(cls, lambda: build_network(cls.name, vocab_size=V, **cls.example_params),
+                        "example_params")
     return net.eval()
 
 

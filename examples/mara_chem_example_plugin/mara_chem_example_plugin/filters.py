@@ -17,7 +17,7 @@ class RepeatCapParams(FilterParams):
 class RepeatCap(DiversityFilter):
     name = "example_repeat_cap"
     Params = RepeatCapParams
-    example_config = {"repeats": 1}
+    example_params = {"repeats": 1}
 
     def __init__(self, config: RepeatCapParams):
         super().__init__(config)

@@ -1,8 +1,9 @@
 """What a transfer-learning, sampling or scoring run would open, checked before any work starts.
 
 The same checks as the staged-learning preflight (``mara_chem.rl.preflight``): the device, the model
-files (opened), the input files, and the scoring section's components built once (receptors, boxes,
-model files). Each problem is one line naming the key or file.
+files (opened), the input files, and the scoring section's components built once (``check_scorer``:
+receptors, boxes, model files). One function per run mode (``runmodes/modes.py`` names it in the run
+modes' table); each problem is one line naming the key or file.
 """
 
 from __future__ import annotations
@@ -12,27 +13,12 @@ from pathlib import Path
 from mara_chem import resources
 from mara_chem.output_paths import check_not_inputs, check_output_file, same_path
 from mara_chem.rl.config import ConfigError
-from mara_chem.rl.preflight import check_device, check_model_file, check_readable, check_torch_file
+from mara_chem.rl.preflight import check_device, check_model_file, check_readable, check_scorer, check_torch_file
 
 
 def _model(key: str, name: str, load: bool) -> str | None:
     path = resources.resolve("priors", Path(name).expanduser())  # a path, or a bundled prior's name
     return check_model_file(key, path) if load else check_torch_file(key, path, "model file")
-
-
-def _scoring(spec) -> list[str]:  # noqa: ANN001  (ScoringSpec)
-    from mara_chem.scoring.objective_check import constant_objective
-    from mara_chem.scoring.scorer import Scorer
-
-    try:
-        scorer = Scorer(spec)
-    except Exception as exc:  # a component refusing its files: the message names them
-        return [f"[scoring] {(str(exc).strip() or type(exc).__name__).splitlines()[0]}"]
-    try:
-        constant = constant_objective(scorer)
-    finally:
-        scorer.close()
-    return [f"[scoring] {constant}"] if constant else []
 
 
 def _smiles_file(key: str, path: str) -> str | None:
@@ -68,7 +54,7 @@ def _resolved(name: str) -> Path:
     return resources.resolve("priors", Path(name).expanduser())
 
 
-def _paths(cfg) -> list[str]:  # noqa: ANN001
+def _paths(cfg, run_file: Path | None = None) -> list[str]:  # noqa: ANN001
     """Outputs writable where they point; none of them an input (``--overwrite`` would delete it first)."""
     p = cfg.parameters
     if cfg.run_type == "transfer_learning":
@@ -84,6 +70,8 @@ def _paths(cfg) -> list[str]:  # noqa: ANN001
     else:
         inputs = {"parameters.smiles_file": p.smiles_file}
         outputs = {"parameters.output_csv": p.output_csv}
+    if run_file is not None:
+        inputs["the run file"] = run_file
     if cfg.json_out_config:
         outputs["json_out_config"] = cfg.json_out_config
     problems = [check_output_file(key, path) for key, path in outputs.items()]
@@ -96,23 +84,34 @@ def _paths(cfg) -> list[str]:  # noqa: ANN001
     return [x for x in problems if x]
 
 
-def check_mode(cfg, load_models: bool = True) -> None:  # noqa: ANN001  (any non-staged run config)
-    """Raise ConfigError listing every problem; return quietly when the run can start."""
-    problems = [check_device(cfg.device)] if cfg.run_type != "scoring" else []
-    problems += _paths(cfg)
-    p = cfg.parameters
-    if cfg.run_type == "transfer_learning":
-        problems.append(_model("parameters.input_model_file", p.input_model_file, load_models))
-        problems.append(_smiles_file("parameters.smiles_file", p.smiles_file))
-        if p.validation_smiles_file:
-            problems.append(_smiles_file("parameters.validation_smiles_file", p.validation_smiles_file))
-    elif cfg.run_type == "sampling":
-        problems.append(_model("parameters.model_file", p.model_file, load_models))
-        if cfg.scoring is not None:
-            problems.extend(_scoring(cfg.scoring))
-    else:
-        problems.append(_molecule_file("parameters.smiles_file", p.smiles_file, p.smiles_column))
-        problems.extend(_scoring(cfg.scoring))
+def _raise_if_any(problems: list[str | None]) -> None:
     found = [x for x in problems if x]
     if found:
         raise ConfigError("\n".join(found))
+
+
+def check_transfer_learning(cfg, load_models: bool = True, run_file: Path | None = None) -> None:  # noqa: ANN001
+    """Raise ConfigError listing every problem; return quietly when the run can start."""
+    p = cfg.parameters
+    problems = [check_device(cfg.device), *_paths(cfg, run_file),
+                _model("parameters.input_model_file", p.input_model_file, load_models),
+                _smiles_file("parameters.smiles_file", p.smiles_file)]
+    if p.validation_smiles_file:
+        problems.append(_smiles_file("parameters.validation_smiles_file", p.validation_smiles_file))
+    _raise_if_any(problems)
+
+
+def check_sampling(cfg, load_models: bool = True, run_file: Path | None = None) -> None:  # noqa: ANN001
+    """Raise ConfigError listing every problem; return quietly when the run can start."""
+    problems = [check_device(cfg.device), *_paths(cfg, run_file),
+                _model("parameters.model_file", cfg.parameters.model_file, load_models)]
+    if cfg.scoring is not None:
+        problems.extend(check_scorer("scoring", cfg.scoring))
+    _raise_if_any(problems)
+
+
+def check_scoring(cfg, load_models: bool = True, run_file: Path | None = None) -> None:  # noqa: ANN001
+    """Raise ConfigError listing every problem (the device is not checked: components run on CPU)."""
+    p = cfg.parameters
+    _raise_if_any([*_paths(cfg, run_file), _molecule_file("parameters.smiles_file", p.smiles_file, p.smiles_column),
+                   *check_scorer("scoring", cfg.scoring)])

@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
             worker = workers[seed]
             worker.settings = dataclasses.replace(worker.settings, n_poses=n_poses)
             start = time.perf_counter()
-            outcome = worker.dock(lig["SMILES"])
+            outcome = worker.run(lig["SMILES"])
             seconds[label].append(time.perf_counter() - start)
             if not outcome.ok:
                 raise SystemExit(f"{lig['id']}: {outcome.reason}")

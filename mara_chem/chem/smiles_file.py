@@ -1,22 +1,49 @@
-"""Reading a file of SMILES (the first column of .smi/.csv/.txt, optionally gzipped): series, training sets,
-reference sets. On the chem floor so that anything that matches or trains on such a file reads it one way."""
+"""Opening a file of molecules as text: plain or gzip by its first bytes, binary files refused by name."""
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
+from typing import IO
+
+
+class SmilesFileError(ValueError):
+    """A SMILES file that is not one (binary, mislabelled gzip); the message names the file and line."""
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def open_text(path: str | Path) -> IO[str]:
+    """A text handle on a plain or gzip file, decided by the file's first bytes (not its name); a file named
+    ``.gz`` that is not gzip, or a binary file, is refused naming the file."""
+    path = Path(path)
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    if head.startswith(GZIP_MAGIC):
+        return gzip.open(path, "rt", encoding="utf-8")
+    if path.suffix == ".gz":
+        raise SmilesFileError(f"{path} is named .gz but is not a gzip file; rename it or compress it")
+    if b"\0" in head:
+        raise SmilesFileError(f"{path} is a binary file, not a text file of SMILES")
+    return open(path, encoding="utf-8", newline="")
 
 
 def read_smiles_file(path: str | Path) -> list[str]:
-    """First column of a .smi/.csv/.txt (optionally .gz) file; a header named like 'smiles' is skipped."""
-    import gzip
-
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
+    """First column of a .smi/.csv/.txt (optionally gzip) file; a header named like 'smiles' is skipped.
+    Raises SmilesFileError naming the file and line for a binary or undecodable file."""
     out: list[str] = []
-    with opener(path, "rt") as handle:
-        for n, line in enumerate(handle):
-            field0 = line.strip().replace("\t", ",").replace(" ", ",").split(",")[0]
-            if not field0 or (n == 0 and field0.lower() in ("smiles", "smile", "canonical_smiles")):
-                continue
-            out.append(field0)
+    try:
+        with open_text(path) as handle:
+            for n, line in enumerate(handle):
+                if "\0" in line:
+                    raise SmilesFileError(f"{path} line {n + 1}: NUL bytes (a binary file, not SMILES)")
+                field0 = line.strip().replace("\t", ",").replace(" ", ",").split(",")[0]
+                if not field0 or (n == 0 and field0.lower() in ("smiles", "smile", "canonical_smiles")):
+                    continue
+                out.append(field0)
+    except UnicodeDecodeError:
+        raise SmilesFileError(f"{path}: not UTF-8 text (a binary file, or compressed without its .gz name?)") from None
+    except (OSError, EOFError) as exc:  # gzip's BadGzipFile is an OSError: a damaged or truncated archive
+        raise SmilesFileError(f"{path} cannot be read: {exc}") from None
     return out

@@ -16,8 +16,8 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from mara_chem.chem.smiles_file import read_smiles_file  # noqa: F401  (its old home; callers import it here)
 from mara_chem.chem.smiles import canonicalize, randomize
+from mara_chem.chem.smiles_file import SmilesFileError, open_text, read_smiles_file  # noqa: F401  (read_smiles_file's old home)
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import build_network
 from mara_chem.models.prior_file import load_prior, save_prior

@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mara_chem.metrics.cli import add_fingerprint_args, options_from_args
+from mara_chem.metrics.cli import add_fingerprint_args, options_from_args, positive_int, unit_interval
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -35,13 +35,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``report`` sub-command."""
     p = sub.add_parser("report", help="self-contained HTML report (run folder or sampling/scoring CSV), hits.sdf, hits.csv")
     p.add_argument("run_dir", type=Path, metavar="PATH", help="run folder, or a sampling/scoring CSV (or its folder)")
-    p.add_argument("--threshold", type=float, default=None,
-                   help="score threshold τ (default: the run's hit_threshold, else 0.8; a CSV: every molecule)")
-    p.add_argument("--budget", type=int, default=None, help="oracle-call budget B (default as for `metrics`)")
-    p.add_argument("--top", type=int, default=24, help="hits listed in the table (default 24)")
+    p.add_argument("--threshold", type=unit_interval, default=None,
+                   help="score threshold τ in [0, 1] (default: the run's hit_threshold, else 0.8; a CSV: every molecule)")
+    p.add_argument("--budget", type=positive_int, default=None, help="oracle-call budget B (default as for `metrics`)")
+    p.add_argument("--top", type=positive_int, default=24, help="hits listed in the table (default 24)")
     p.add_argument("--known", type=Path, action="append", default=[], metavar="FILE",
                    help="reference SMILES file whose molecules are marked known (repeatable; the run's own "
                         "KnownCompounds files and tuning series are always used)")
-    p.add_argument("--n", type=int, default=100, help="N of OB_N (default 100)")
+    p.add_argument("--n", type=positive_int, default=100, help="N of OB_N (default 100)")
     add_fingerprint_args(p)
     p.set_defaults(func=cmd_report)

@@ -17,12 +17,35 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from mara_chem.scoring.spec import ScoringSpec
 
 
+def device_name(value: str) -> str:
+    """The ``device`` key's spelling (whether the device exists is the preflight's question)."""
+    if value != "auto" and not (value == "cpu" or value.startswith("cuda")):
+        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {value!r}")
+    return value
+
+
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Strict types: ``max_steps = true`` or ``trusted = "yes"`` is refused, not read as 1 or True (an int still
+    reads as a float)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 #: sequences sampled per step; far above any published setting, low enough that a typo (10**7) is refused
 MAX_BATCH_SIZE = 10_000
+#: sampling temperature range: below 0.01 the softmax underflows (1e-300 crashed in torch), above 100 it is noise
+MIN_TEMPERATURE, MAX_TEMPERATURE = 0.01, 100.0
+#: seeds torch, numpy and Python all accept (numpy takes 0 .. 2**32 - 1)
+MAX_SEED = 2**32 - 1
+
+
+def temperature_field(default: float = 1.0) -> Any:
+    return Field(default, ge=MIN_TEMPERATURE, le=MAX_TEMPERATURE, allow_inf_nan=False,
+                 description="sampling temperature (1 = the model's own distribution)")
+
+
+def seed_field(default: int | None = None) -> Any:
+    return Field(default, ge=0, le=MAX_SEED, description="random seed of torch, numpy and Python")
 
 
 def _refuse_unless(value: Any, supported: Any, key: str, why: str) -> Any:
@@ -48,9 +71,9 @@ class Parameters(Section):
     smiles_file: str | None = None
     sample_strategy: str | None = "multinomial"
     distance_threshold: int = 99999
-    temperature: float = Field(1.0, gt=0.0, le=100.0, allow_inf_nan=False)
+    temperature: float = temperature_field()
     # mara-chem options
-    hit_threshold: float = Field(0.8, ge=0.0, le=1.0, description="score counted as a hit in progress and summary")
+    hit_threshold: float = Field(0.8, ge=0.0, le=1.0, allow_inf_nan=False, description="score counted as a hit in progress and summary")
     checkpoint_every: int = Field(1, ge=1, description="steps between checkpoints")
 
     @model_validator(mode="after")
@@ -66,14 +89,17 @@ class Parameters(Section):
         return self
 
 
-class DiversityFilterConfig(Section):
-    """REINVENT's flat filter table: every key is accepted for every type and used where it applies."""
+#: a ``[diversity_filter]`` table, checked by its filter's own model (``rl/diversity_filters.py``: the filter is
+#: found by ``type`` in the registry, so a plugin filter works here) and kept as that model's full dump
+DiversityFilterTable = dict[str, Any]
 
-    type: Literal["IdenticalMurckoScaffold", "IdenticalTopologicalScaffold", "ScaffoldSimilarity", "PenalizeSameSmiles"]
-    bucket_size: int = Field(25, ge=1, description="scaffold filters")
-    minscore: float = Field(0.4, ge=0.0, le=1.0, description="scaffold filters")
-    minsimilarity: float = Field(0.4, ge=0.0, le=1.0, description="ScaffoldSimilarity")
-    penalty_multiplier: float = Field(0.5, ge=0.0, le=1.0, description="PenalizeSameSmiles")
+
+def _check_filter(value: Any) -> Any:
+    from mara_chem.rl.diversity_filters import filter_params
+
+    if not isinstance(value, dict):
+        return value  # None, or a wrong type pydantic then reports
+    return filter_params(value).model_dump()  # its errors are nested under this key
 
 
 class Inception(Section):
@@ -91,14 +117,16 @@ class Inception(Section):
 
 class Stage(Section):
     max_steps: int = Field(ge=1)
-    max_score: float | None = Field(1.0, ge=0.0, le=1.0)
+    max_score: float | None = Field(1.0, ge=0.0, le=1.0, allow_inf_nan=False)
     chkpt_file: str | None = None
     termination: Literal["simple"] = "simple"
     min_steps: int | None = Field(50, ge=0)
     scoring: ScoringSpec
-    diversity_filter: DiversityFilterConfig | None = None
+    diversity_filter: DiversityFilterTable | None = None
     # mara-chem: the oracle budget of this stage (one call = first scoring of a new valid canonical SMILES)
     max_oracle_calls: int | None = Field(None, ge=1)
+
+    _filter = field_validator("diversity_filter")(_check_filter)
 
 
 class RunConfig(Section):
@@ -106,11 +134,13 @@ class RunConfig(Section):
     device: str = "cpu"
     tb_logdir: str | None = None
     json_out_config: str | None = Field(None, description="write the validated run file here as JSON at the start")
-    seed: int | None = None
+    seed: int | None = seed_field()
     parameters: Parameters
     learning_strategy: dict[str, Any] = Field(default_factory=lambda: {"type": "dap"})
-    diversity_filter: DiversityFilterConfig | None = None
+    diversity_filter: DiversityFilterTable | None = None
     inception: Inception | None = None
+
+    _filter = field_validator("diversity_filter")(_check_filter)
     stage: list[Stage] = Field(min_length=1)
 
     @model_validator(mode="before")
@@ -123,12 +153,7 @@ class RunConfig(Section):
                     raise ValueError(f"[{key}] is a REINVENT section not supported by mara-chem; remove it")
         return data
 
-    @field_validator("device")
-    @classmethod
-    def _device(cls, value: str) -> str:
-        if value != "auto" and not (value == "cpu" or value.startswith("cuda")):
-            raise ValueError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {value!r}")
-        return value
+    _device = field_validator("device")(classmethod(lambda cls, v: device_name(v)))
 
     @field_validator("learning_strategy")
     @classmethod
@@ -137,23 +162,26 @@ class RunConfig(Section):
 
         params = dict(value)
         params.setdefault("type", "dap")
+        if not isinstance(params["type"], str):
+            raise ValueError(f"type must be a strategy name (a string), got {params['type']!r}")
         model = strategy_params_model(params["type"])
         try:
-            checked = model(**params).model_dump(exclude_unset=True) | {"type": params["type"]}
+            checked = model.model_validate(params, strict=True).model_dump(exclude_unset=True) | {"type": params["type"]}
         except ValidationError as exc:
             raise ValueError(_describe(exc)) from None
         for key, item in checked.items():
             if isinstance(item, float) and not math.isfinite(item):
                 raise ValueError(f"{key} must be a finite number, got {item}")
-        if "rate" in checked and not checked["rate"] > 0:
-            raise ValueError(f"rate must be positive, got {checked['rate']}")
+        if "rate" in checked and not 0 < checked["rate"] <= 1:
+            raise ValueError(f"rate (the agent's learning rate) must lie in (0, 1], got {checked['rate']} "
+                             "(published settings use 1e-4 to 1e-3; above 1 the agent is destroyed in a step)")
         return checked
 
     @property
     def run_dir(self) -> Path:
         return Path(self.parameters.summary_csv_prefix).parent
 
-    def filter_for(self, stage: Stage) -> DiversityFilterConfig | None:
+    def filter_for(self, stage: Stage) -> DiversityFilterTable | None:
         return stage.diversity_filter or self.diversity_filter
 
 

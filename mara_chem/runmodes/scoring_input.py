@@ -1,6 +1,7 @@
 """The molecules a ``scoring`` run reads: SMILES, the compound id and every other input column, kept as read.
 
-A chemist's file carries ids, assay values, batch numbers; the scored output must hold them beside the new
+The format checks and one-line refusals (binary files, gzip by its bytes, the atom guard) are
+``scoring.read_molecules``'s, which a run calls first; this reader adds what it keeps. A chemist's file carries ids, assay values, batch numbers; the scored output must hold them beside the new
 columns, or the result cannot be joined back. One reader per format:
 
 - ``.csv``: ``smiles_column``; the id is ``id_column`` (default ``id``; without such a column, the row
@@ -20,6 +21,8 @@ from pathlib import Path
 
 from rdkit import Chem
 
+from mara_chem.chem.smiles import MAX_ATOMS
+from mara_chem.chem.smiles_file import open_text
 from mara_chem.runmodes.errors import RunModeError
 
 
@@ -53,7 +56,7 @@ def read_scoring_input(path: Path, smiles_column: str, id_column: str | None) ->
 
 
 def _read_csv(path: Path, smiles_column: str, id_column: str | None) -> ScoringInput:
-    with open(path, newline="") as handle:
+    with open_text(path) as handle:  # plain or gzip by its bytes, as scoring.read_molecules (which runs first)
         reader = csv.DictReader(handle)
         names = list(reader.fieldnames or [])
         if smiles_column not in names:
@@ -74,7 +77,7 @@ def _read_csv(path: Path, smiles_column: str, id_column: str | None) -> ScoringI
 def _read_sdf(path: Path) -> ScoringInput:
     molecules, extra = [], {}
     for n, mol in enumerate(Chem.SDMolSupplier(str(path)), start=1):
-        if mol is None:
+        if mol is None or mol.GetNumAtoms() > MAX_ATOMS:  # RDKit's writer crashes on huge records
             molecules.append(InputMolecule(str(n), ""))
             continue
         props = {k: str(v) for k, v in mol.GetPropsAsDict(includePrivate=False, includeComputed=False).items()}
@@ -86,7 +89,9 @@ def _read_sdf(path: Path) -> ScoringInput:
 
 def _read_smi(path: Path) -> ScoringInput:
     molecules: list[InputMolecule] = []
-    for n, line in enumerate(path.read_text().splitlines(), start=1):
+    with open_text(path) as handle:
+        lines = handle.read().splitlines()
+    for n, line in enumerate(lines, start=1):
         fields = line.split()
         if not fields or (n == 1 and fields[0].lower() in ("smiles", "smile")):
             continue

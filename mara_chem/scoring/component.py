@@ -23,7 +23,7 @@ from mara_chem.plugins import COMPONENTS
 class ComponentParams(BaseModel):
     """Base of every component's parameter model (``[stage.scoring.component.X.endpoint] params``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # booleans are booleans: trusted = "yes" is refused
 
 
 @dataclass
@@ -132,10 +132,6 @@ class ScoringComponent(ABC):
     @abstractmethod
     def score_mol(self, mol: Any) -> float:
         """The raw value of one parsed RDKit molecule (not needed when ``score_batch`` is overridden)."""
-
-    def cache_key(self) -> str:
-        """Identifies the settings that determine the value (for persistent caches)."""
-        return f"{self.name}:{self.params.model_dump_json()}"
 
     def name_molecules(self, ids: dict[str, str]) -> None:
         """Ids (canonical SMILES -> the input's compound id) of molecules about to be scored, for the files a

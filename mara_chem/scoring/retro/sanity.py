@@ -14,7 +14,8 @@ against the chemistry its name promises (the reaction centre):
 
 Building blocks must be ordinary molecules: parsed and sanitised by RDKit, within the stock's element set
 (H B C N O F Si P S Cl Br I), every atom at a normal valence (no hypervalent Se, no 5-valent N), no radicals,
-isotopes or query features, and no charges beyond nitro groups, N-oxides and ammonium salts.
+isotopes or query features, no charges beyond nitro groups, N-oxides and ammonium salts, and (from 16 heavy
+atoms, above commodity reagents such as DCC) no cyanate ester, carbodiimide, acyl azide or dialkyl peroxide.
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ VALENCES = {"H": (1,), "B": (3,), "C": (4,), "N": (3,), "O": (2,), "F": (1,), "S
             "S": (2, 4, 6), "Cl": (1,), "Br": (1,), "I": (1,)}
 _ALLOWED_CHARGED = ("[N+](=O)[O-]", "[n+][O-]", "[N+][O-]", "[NX4+]", "[nH+]", "[N-]=[N+]", "[N+]=[N-]")
 
+#: groups no catalogue sells on an advanced building block (they rearrange or polymerise on the shelf);
+#: commodity reagents carrying them (DCC, EDC: at most 15 heavy atoms) are left alone
+_UNSTABLE = (("[#6]O[CX2]#[NX1]", "a cyanate ester"), ("[#6]N=C=N[#6]", "a carbodiimide"),
+             ("[#6]C(=O)N=[N+]=[N-]", "an acyl azide"), ("[#6]OO[#6]", "a dialkyl peroxide"))
+_UNSTABLE_MIN_ATOMS = 16
 _ACYL_DONOR = "[CX3](=O)[OX2H1,Cl,Br,I,$(O[CX3]=O),$(O[#6])]"
 _AMINE_NH = "[NX3;!H0;!$(N[N,O]);!$(NC=[O,S])]"
 _ARYL_COUPLING_WORDS = ("suzuki", "stille", "hiyama", "negishi", "kumada", "heck", "sonogashira", "buchwald",
@@ -67,6 +73,10 @@ def building_block_problem(mol: Chem.Mol | None) -> str | None:
             return f"{symbol} with valence {atom.GetTotalValence()}"
     if any(bond.HasQuery() for bond in mol.GetBonds()):
         return "a query bond"
+    if mol.GetNumHeavyAtoms() >= _UNSTABLE_MIN_ATOMS:
+        for smarts, what in _UNSTABLE:
+            if mol.HasSubstructMatch(_pattern(smarts)):
+                return f"{what} (not a shelf-stable building block)"
     return None
 
 

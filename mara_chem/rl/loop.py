@@ -4,8 +4,12 @@ filter -> replay -> loss -> step.
 The loop owns the optimiser, the oracle, the filters and the replay memory; the learning strategy only
 turns tensors into a loss. Stops on max_steps, max_score or the oracle budget, and never exceeds the budget.
 
+One step's samples travel as one record (:class:`~mara_chem.rl.step_samples.StepSamples`); the strategy's batch
+is built by :mod:`mara_chem.rl.strategy_inputs` (as inside REINVENT); the summary rows, the step's record and
+the progress line come from :mod:`mara_chem.rl.summary`.
+
 Run-folder safety: one writer per folder (:mod:`mara_chem.rl.run_lock`); a resume must describe the same run
-(:mod:`mara_chem.rl.run_record`) and every check happens before anything in the folder is written; the
+(:mod:`mara_chem.rl.run_folder`) and every check happens before anything in the folder is written; the
 oracle log is the source of truth, so a run killed at any moment resumes without losing or re-paying calls
 (no checkpoint yet: the run starts again and takes the logged calls from the log); SIGINT/SIGTERM stop the
 run at the next step boundary with a checkpoint.
@@ -14,9 +18,7 @@ run at the next step boundary with a checkpoint.
 from __future__ import annotations
 
 import logging
-import math
 import random
-import shutil
 import signal
 import sys
 import threading
@@ -29,43 +31,30 @@ from typing import Any
 
 import numpy as np
 import torch
-from pydantic import ValidationError
 
-from mara_chem.chem.smiles import ParsedMolecules, SmilesState, canonicalize, murcko_scaffold
-from mara_chem.metrics.oracle_log import OracleLogError
+from mara_chem.chem.smiles import ParsedMolecules, murcko_scaffold
 from mara_chem.models.device import DeviceError, resolve_device
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.prior_file import load_prior, weights_digest
 from mara_chem.models.tokenizer import UnknownTokenError
 from mara_chem.rl.agent_file import write_stage_agent
-from mara_chem.rl.checkpoint import (
-    CHECKPOINT_NAME,
-    CheckpointError,
-    load_checkpoint,
-    rng_state,
-    save_checkpoint,
-    set_rng_state,
-)
+from mara_chem.rl.checkpoint import CHECKPOINT_NAME, rng_state, save_checkpoint, set_rng_state
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
-from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, recover_torn_line, scores_array
-from mara_chem.rl.outcomes import OutcomeTracker
+from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, recover_torn_line
 from mara_chem.rl.replay import ReplayMemory
+from mara_chem.rl.run_folder import RunDirError, RunFolder
 from mara_chem.rl.run_lock import RunFolderBusy, RunLock
-from mara_chem.rl.run_record import CHANGES_JSON, RUN_JSON, Change, compare, describe, read_run_record, write_run_record
-from mara_chem.rl.strategies import StrategyBatch, build_strategy
-from mara_chem.rl.strategies.base import MaraOptions
-from mara_chem.rl.strategies.policy_gradient import PolicyGradientParams
-from mara_chem.rl.summary import HitTracker, SummaryCsv, raw_column, reinvent_number
+from mara_chem.rl.run_record import Change, describe, write_run_record
+from mara_chem.rl.step_samples import StepSamples, first_occurrences
+from mara_chem.rl.strategies import build_strategy
+from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, Rows, StrategyInputs
+from mara_chem.rl.summary import TENSORBOARD_SCALARS, HitTracker, StepRecord, SummaryCsv, mean_scored, progress_line
 from mara_chem.scoring.scorer import Scorer
 
 log = logging.getLogger(__name__)
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-
-class RunDirError(RuntimeError):
-    """The run folder cannot be used as asked (changed run, busy, unreadable checkpoint); nothing was written."""
 
 
 class RunInterrupted(Exception):
@@ -77,23 +66,6 @@ class RunInterrupted(Exception):
 
 
 @dataclass
-class StepRecord:
-    stage: int
-    step: int
-    calls_used: int
-    budget: int | None
-    valid_fraction: float
-    duplicate_fraction: float
-    mean_score: float
-    best_score: float
-    hits: int
-    hit_scaffolds: int
-    loss: float
-    seconds: float
-    non_oracle_seconds: float
-
-
-@dataclass
 class RunResult:
     run_dir: Path
     steps: int
@@ -102,16 +74,6 @@ class RunResult:
     hit_scaffolds: int
     stop_reason: str
     interrupted_by: str | None = None  # "SIGINT" or "SIGTERM" when a signal stopped the run at a step boundary
-
-
-def _first_occurrences(items: list[str]) -> np.ndarray:
-    """True at the first occurrence of each item (identical strings = identical token sequences)."""
-    seen: set[str] = set()
-    out = np.zeros(len(items), dtype=bool)
-    for i, item in enumerate(items):
-        out[i] = item not in seen
-        seen.add(item)
-    return out
 
 
 def _endpoint_union(stages: list[Stage]) -> list[str]:
@@ -135,9 +97,10 @@ class StagedLearning:
             raise RunDirError(str(exc)) from None
         self.endpoints = _endpoint_union(config.stage)
         self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
-        changes = [] if overwrite else self._resume_changes()
+        self.folder = RunFolder(config, self.oracle_log)
+        changes = [] if overwrite else self.folder.resume_changes()
         self._build()
-        state = None if overwrite else self._checked_state()
+        state = None if overwrite else self.folder.checked_state(self._file_digests)
         # --- every check passed: take the folder, then write ------------------------------------------------
         self._lock = RunLock(self.run_dir)
         try:
@@ -151,23 +114,6 @@ class StagedLearning:
             raise
 
     # --- set-up: every check first, then the first write ------------------------------------------------
-    def _resume_changes(self) -> list[Change]:
-        """Accepted differences to the recorded run; refuses any other (read-only)."""
-        recorded = read_run_record(self.run_dir)
-        if recorded is None:
-            return []
-        try:  # fill in keys a newer mara-chem added since the run started, with their defaults
-            recorded = RunConfig.model_validate(recorded).model_dump(mode="json")
-        except ValidationError:
-            pass  # compared as recorded; what no longer validates shows up as a difference
-        allowed, refused = compare(recorded, self.config.model_dump(mode="json"))
-        if refused:
-            raise RunDirError(
-                f"{self.run_dir} holds a run made from another run file; these keys differ from its {RUN_JSON}: "
-                f"{describe(refused)}. A resume may only raise max_oracle_calls or max_steps, add stages or change "
-                "device; use a new folder (summary_csv_prefix) or --overwrite")
-        return allowed
-
     def _build(self) -> None:
         """Models, strategy, optimiser and empty run state (reads the prior files, writes nothing)."""
         config, p = self.config, self.config.parameters
@@ -186,7 +132,7 @@ class StagedLearning:
         if self.agent.vocabulary != self.prior.vocabulary:
             raise RunDirError("agent and prior have different vocabularies")
         self.strategy = build_strategy(config.learning_strategy).to(self.device)
-        self.outcomes = OutcomeTracker.from_params(self.strategy.params)
+        self.inputs = StrategyInputs(self.strategy)
         self.optimizer = torch.optim.Adam([
             {"params": list(self.agent.network.parameters()), "lr": self.strategy.params.rate},
             *self.strategy.optimizer_param_groups(),
@@ -208,7 +154,7 @@ class StagedLearning:
         """The first writes: clear (overwrite), record run.json, repair the log, restore the checkpoint."""
         config = self.config
         if overwrite:
-            self._clear_outputs()
+            self.folder.clear()
         write_run_record(self.run_dir, config.model_dump(mode="json"), changes,
                          state["global_step"] if state else 0)
         if changes:
@@ -218,31 +164,6 @@ class StagedLearning:
             self._restore(state)
         elif self.oracle_log.read():
             self._restart_from_log()
-
-    def _checked_state(self) -> dict[str, Any] | None:
-        """The checkpoint to resume from (None for a new run), after every refusal check; writes nothing."""
-        try:
-            self.oracle_log.check_columns()
-        except OracleLogError as exc:
-            raise RunDirError(f"{exc}; use --overwrite to start again") from None
-        path = self.run_dir / CHECKPOINT_NAME
-        if not path.exists():
-            return None
-        try:
-            state = load_checkpoint(path)
-        except CheckpointError as exc:
-            raise RunDirError(str(exc)) from None
-        if state["digests"] != self._file_digests:
-            raise RunDirError(f"the prior or agent file changed since {path} was written; "
-                              "restore the original files or start again with --overwrite")
-        return state
-
-    def _clear_outputs(self) -> None:
-        d = self.run_dir
-        for name in [CHECKPOINT_NAME, LOG_NAME, RUN_JSON, CHANGES_JSON, *(f.name for f in d.glob("summary*.csv"))]:
-            (d / name).unlink(missing_ok=True)
-        if (d / "tb").exists():
-            shutil.rmtree(d / "tb")
 
     def _repair_oracle_log(self) -> None:
         torn = self.oracle_log.cut_torn_line()
@@ -271,7 +192,7 @@ class StagedLearning:
         if self.memory is not None and state["memory"] is not None:
             self.memory.load_state_dict(state["memory"])
         self.hits = HitTracker.from_state_dict(state["hits"])
-        self.outcomes.load_state_dict(state["outcomes"])
+        self.inputs.load_state_dict(state["outcomes"])
         self.history = [StepRecord(**r) for r in state["history"]]
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
@@ -295,7 +216,7 @@ class StagedLearning:
             "filter": self.filter.state_dict() if self.filter else None, "filter_stage": self.filter_stage,
             "memory": self.memory.state_dict() if self.memory else None,
             "hits": self.hits.state_dict(), "history": [asdict(r) for r in self.history],
-            "outcomes": self.outcomes.state_dict(),
+            "outcomes": self.inputs.state_dict(),
             "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._file_digests,
         })
 
@@ -397,53 +318,49 @@ class StagedLearning:
     def _step(self, stage: Stage, oracle: Oracle, summary: SummaryCsv) -> StepRecord:
         t0 = time.perf_counter()
         p = self.config.parameters
-        sampled = self.agent.sample(p.batch_size, temperature=p.temperature, with_log_likelihood=self._fused_likelihood)
-        canon = [canonicalize(s) for s in sampled.smiles]
-        states, seen = [], set()
-        for c in canon:
-            states.append(SmilesState.INVALID if c is None
-                          else SmilesState.DUPLICATE if c in seen else SmilesState.VALID)
-            if c is not None:
-                seen.add(c)
+        samples = StepSamples.from_sampled(self.agent.sample(p.batch_size, temperature=p.temperature,
+                                                             with_log_likelihood=self._fused_likelihood))
         t_oracle = time.perf_counter()
         mols = ParsedMolecules()  # each new molecule parsed once: for the scorer, then for its scaffold
-        scored = oracle.score([c for c in canon if c is not None], self.global_step + 1, mols)
+        samples.take_scores(oracle.score(samples.valid_smiles, self.global_step + 1, mols))
         oracle_seconds = time.perf_counter() - t_oracle
-        # scaffolds once per molecule, only where used: hits, and the summary's Scaffold column (with a filter);
-        # taken before the filter and the IPS outcomes ask for them, so that they come from the cache
-        scaffold_all = "Scaffold" in summary.columns
-        scaffolds = {c: murcko_scaffold(c, mol=mols.get(c)) for c in dict.fromkeys(canon) if c and (
-            scaffold_all or (c in scored and scored[c].total >= self.hits.threshold))}
-        totals = scores_array(canon, scored)
-        keep = np.array([c is None or c in scored for c in canon])  # valid but unscored (budget) rows drop out
-        scores = np.nan_to_num(totals, nan=0.0)
-        filtered = self.filter.apply([c if c in scored else None for c in canon], scores, self.global_step) if self.filter else scores
+        samples.scaffolds = self._scaffolds(samples, mols, every_row="Scaffold" in summary.columns)
+        scores = np.nan_to_num(samples.totals, nan=0.0)
+        filtered = self.filter.apply(samples.scored_canonical, scores, self.global_step) if self.filter else scores
         if self.strategy.zero_batch_duplicates:  # REINVENT zeroes in-batch duplicates; IPS counts them instead
-            filtered = np.where(np.array(states) == SmilesState.DUPLICATE, 0.0, filtered)
+            filtered = np.where(samples.duplicate, 0.0, filtered)
+        samples.filtered = filtered
         # unique_sequences (REINVENT): a token sequence sampled twice enters the update once
-        in_update = keep & _first_occurrences(sampled.smiles) if p.unique_sequences else keep
-        loss, columns = self._update(sampled.tokens, canon, filtered, in_update, oracle, sampled.log_likelihood)
+        samples.in_update = samples.has_score & first_occurrences(samples.raw) if p.unique_sequences else samples.has_score
+        loss = self._update(samples)
         if self.memory is not None:
-            self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
+            kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
+            self.memory.add([samples.canonical[i] for i in kept], [filtered[i] for i in kept])
         self.stage_step += 1
         self.global_step += 1
-        for c in dict.fromkeys(c for c in canon if c and c in scored):
-            self.hits.update(c, scored[c].total, scaffolds.get(c))
+        for c in dict.fromkeys(c for c in samples.canonical if c and c in samples.scored):
+            self.hits.update(c, samples.scored[c].total, samples.scaffolds.get(c))
         elapsed = time.perf_counter() - t0
         record = StepRecord(
             stage=self.stage_index + 1, step=self.global_step, calls_used=oracle.calls, budget=oracle.budget,
-            valid_fraction=float(np.mean([c is not None for c in canon])),
-            duplicate_fraction=float(np.mean(np.array(states) == SmilesState.DUPLICATE)),
-            mean_score=_mean_scored(totals, canon, scored),
+            valid_fraction=float(np.mean([c is not None for c in samples.canonical])),
+            duplicate_fraction=float(np.mean(samples.duplicate)), mean_score=mean_scored(samples),
             best_score=self.hits.best, hits=len(self.hits.hits), hit_scaffolds=len(self.hits.scaffolds),
             loss=loss, seconds=elapsed, non_oracle_seconds=elapsed - oracle_seconds,
         )
         self.history.append(record)
-        self._write_summary(summary, sampled.smiles, canon, states, scaffolds, filtered, columns, keep, scored)
+        summary.append_step(samples, self.global_step)
         self._log_scalars(record)
         if not self.quiet and (self.global_step % self.progress_every == 0):
-            self._say(self._progress_line(record))
+            self._say(progress_line(record, self.hits.threshold))
         return record
+
+    def _scaffolds(self, samples: StepSamples, mols: ParsedMolecules, every_row: bool) -> dict[str, str | None]:
+        """Scaffolds once per molecule, only where used: hits, and (``every_row``) the summary's Scaffold column;
+        taken before the filter and the IPS outcomes ask for them, so that they come from the cache."""
+        scored, threshold = samples.scored, self.hits.threshold
+        return {c: murcko_scaffold(c, mol=mols.get(c)) for c in dict.fromkeys(samples.canonical)
+                if c and (every_row or (c in scored and scored[c].total >= threshold))}
 
     @property
     def _fused_likelihood(self) -> bool:
@@ -451,51 +368,44 @@ class StagedLearning:
         the sampling pass (eval mode) differ from the training-mode likelihood."""
         return not self.agent.network.hyperparameters().get("dropout", 0.0)
 
-    def _update(self, tokens: torch.Tensor, canon: list[str | None], filtered: np.ndarray, keep: np.ndarray,
-                oracle: Oracle, sampled_logp: torch.Tensor | None = None) -> tuple[float, dict[str, np.ndarray]]:
-        """One optimiser step; returns the loss and per-sample Target, Agent and Prior (NLL) columns.
-        ``sampled_logp``: the agent's log-likelihoods computed while sampling (then not recomputed)."""
-        idx = torch.as_tensor(np.nonzero(keep)[0], dtype=torch.long)
-        tokens = tokens[idx.to(tokens.device)]
-        kept_canon = [canon[i] for i in idx.tolist()]
+    def _update(self, samples: StepSamples) -> float:
+        """One optimiser step on the ``in_update`` rows and a replay sample; returns the loss and fills
+        ``samples.columns`` (per-row Target, Agent and Prior NLL)."""
+        rows = np.nonzero(samples.in_update)[0]
+        idx = torch.as_tensor(rows, dtype=torch.long)
+        tokens = samples.tokens[idx.to(samples.tokens.device)]
         replay = self.memory.sample(self.rng, self.config.parameters.randomize_smiles) if self.memory else []
         replay_tokens, kept_replay = self._encode([s for s, _ in replay])
         replay_scores = [replay[i][1] for i in kept_replay]
-        if sampled_logp is not None:
-            agent_logp = sampled_logp[idx.to(sampled_logp.device)]
+        if samples.sampled_logp is not None:
+            agent_logp = samples.sampled_logp[idx.to(samples.sampled_logp.device)]
         else:
             agent_logp = self.agent.sequence_log_likelihood(tokens)
         # batch and replay rows in one prior pass; measured against two passes, the batch rows keep their bits and the
         # replay rows do not (last bits: MKL picks its kernel by the row count; README, "Throughput of a run")
         with torch.no_grad():
             prior_logp = self.prior.sequence_log_likelihood(_stack_padded(tokens, replay_tokens, self.prior.vocabulary.pad_idx))
-        scores = torch.as_tensor(filtered[keep], dtype=torch.float32, device=self.device)
-        ids, p_hat = self.outcomes.step(kept_canon, [s for s, _ in self.memory.entries] if self.memory else [])
-        is_replay = torch.zeros(len(kept_canon), dtype=torch.bool)
+        n = len(rows)
+        on_policy = OnPolicyRows(
+            agent_logp, prior_logp[:n], torch.as_tensor(samples.filtered[rows], dtype=torch.float32, device=self.device),
+            canonical=[samples.canonical[i] for i in rows])
+        replay_rows = None
         if replay_scores:
-            agent_logp = torch.cat([agent_logp, self.agent.sequence_log_likelihood(replay_tokens)])
-            scores = torch.cat([scores, torch.as_tensor(replay_scores, dtype=torch.float32, device=self.device)])
-            ids = torch.cat([ids, torch.arange(len(replay_scores)) + int(ids.max().item() if len(ids) else 0) + 1])
-            is_replay = torch.cat([is_replay, torch.ones(len(replay_scores), dtype=torch.bool)])
-            p_hat = None if p_hat is None else torch.cat([p_hat, torch.ones(len(replay_scores))])
-        batch = StrategyBatch(
-            agent_logp=agent_logp, prior_logp=prior_logp, scores=scores, outcome_ids=ids.to(self.device),
-            is_replay=is_replay.to(self.device), prior_sample_agent_logp=self._prior_sample_logp(len(kept_canon)),
-            outcome_freq=None if p_hat is None else p_hat.to(self.device), **self._anchor_pool(),
-        )
+            replay_rows = Rows(self.agent.sequence_log_likelihood(replay_tokens), prior_logp[n:],
+                               torch.as_tensor(replay_scores, dtype=torch.float32, device=self.device))
+        batch = self.inputs.build(on_policy, replay_rows, prior_samples=self._prior_sample_logp,
+                                  anchor_pool=self._anchor_pool, memory_smiles=self._memory_smiles)
         out = self.strategy(batch)
         self.optimizer.zero_grad(set_to_none=True)
         out.loss.backward()
         self.optimizer.step()
         # "Target" in the summary: DAP's target log-likelihood where the strategy has one, else its reward
         target = out.targets if out.targets is not None else out.rewards
-        n = len(kept_canon)
-        columns = {}
         for name, values in (("Target", target), ("Agent", -agent_logp), ("Prior", -prior_logp)):
-            column = np.full(len(canon), np.nan)
-            column[keep] = values[:n].detach().cpu().numpy()
-            columns[name] = column
-        return float(out.loss.detach()), columns
+            column = np.full(len(samples.raw), np.nan)
+            column[rows] = values[:n].detach().cpu().numpy()
+            samples.columns[name] = column
+        return float(out.loss.detach())
 
     def _encode(self, smiles: list[str]) -> tuple[torch.Tensor | None, list[int]]:
         """Token rows for the SMILES the vocabulary can spell, and their indices (the rest are skipped)."""
@@ -510,58 +420,26 @@ class StagedLearning:
             return None, []
         return self.agent.vocabulary.encode_batch([smiles[i] for i in good]).to(self.device), good
 
-    def _prior_sample_logp(self, n: int) -> torch.Tensor | None:
-        """Agent log-likelihood of prior samples: the maximum-likelihood form of a forward-KL term."""
-        params = self.strategy.params
-        if not (isinstance(params, PolicyGradientParams) and params.kl == "forward"):
-            return None
-        sampled = self.prior.sample(max(1, n))
-        return self.agent.sequence_log_likelihood(sampled.tokens)
+    def _prior_sample_logp(self, n: int) -> torch.Tensor:
+        """Agent log-likelihood of n prior samples: the maximum-likelihood form of a forward-KL term."""
+        return self.agent.sequence_log_likelihood(self.prior.sample(n).tokens)
 
-    def _anchor_pool(self) -> dict[str, torch.Tensor | None]:
-        params = self.strategy.params
-        uses_memory = isinstance(params, MaraOptions) and params.mara and params.anchor_pool == "batch+memory"
-        if not uses_memory or not self.memory:
-            return {}
+    def _memory_smiles(self) -> list[str]:
+        return [s for s, _ in self.memory.entries] if self.memory else []
+
+    def _anchor_pool(self) -> AnchorPool | None:
+        """The replay memory as MARA's anchor candidates (prior log-likelihoods and scores)."""
+        if not self.memory:
+            return None
         tokens, kept = self._encode([s for s, _ in self.memory.entries])
         if tokens is None:
-            return {}
+            return None
         with torch.no_grad():
             pool_logp = self.prior.sequence_log_likelihood(tokens)
         scores = [self.memory.entries[i][1] for i in kept]
-        return {"anchor_pool_prior_logp": pool_logp,
-                "anchor_pool_scores": torch.as_tensor(scores, dtype=torch.float32, device=self.device)}
+        return AnchorPool(pool_logp, torch.as_tensor(scores, dtype=torch.float32, device=self.device))
 
     # --- outputs ------------------------------------------------------------------------------------------
-    def _write_summary(self, summary: SummaryCsv, raw_smiles: list[str], canon: list[str | None], states: list[int],
-                       scaffolds: dict[str, str | None], filtered: np.ndarray, columns: dict[str, np.ndarray],
-                       keep: np.ndarray, scored: dict) -> None:
-        rows = []
-        for i, smi in enumerate(raw_smiles):
-            c = canon[i]
-            entry = scored.get(c) if c else None
-            score = filtered[i] if keep[i] else None
-            row: dict[str, object] = {
-                **{name: reinvent_number(columns[name][i] if keep[i] else None, 4)
-                   for name in ("Agent", "Prior", "Target")},
-                "Score": reinvent_number(0.0 if states[i] == SmilesState.INVALID else score, 7),
-                "SMILES": c or smi, "SMILES_state": int(states[i]), "step": self.global_step,
-            }
-            if "Scaffold" in summary.columns:
-                row["Scaffold"] = (scaffolds[c] or "") if c else ""
-            for name in summary.endpoints:
-                # REINVENT: invalid rows 0 and 0; duplicates' transformed scores 0 (raw kept); unscored rows empty
-                if states[i] == SmilesState.INVALID:
-                    value, raw = 0.0, 0.0
-                elif entry is None:
-                    value = raw = None
-                else:
-                    value = 0.0 if states[i] == SmilesState.DUPLICATE else entry.scores.get(name, math.nan)
-                    raw = entry.raw.get(name, math.nan)
-                row[name], row[raw_column(name)] = reinvent_number(value, 7), reinvent_number(raw, 4)
-            rows.append(row)
-        summary.append(rows)
-
     def _log_scalars(self, r: StepRecord) -> None:
         if not self.config.tb_logdir:
             return
@@ -570,25 +448,12 @@ class StagedLearning:
 
             self._tb = SummaryWriter(self.config.tb_logdir)
         values = asdict(r)
-        for key in ("calls_used", "valid_fraction", "duplicate_fraction", "mean_score", "best_score", "hits",
-                    "hit_scaffolds", "loss", "seconds"):
+        for key in TENSORBOARD_SCALARS:
             self._tb.add_scalar(key, values[key], r.step)
-
-    def _progress_line(self, r: StepRecord) -> str:
-        budget = f"/{r.budget}" if r.budget else ""
-        return (f"stage {r.stage} step {r.step:4d} | oracle {r.calls_used}{budget} | valid {r.valid_fraction:4.0%} "
-                f"dup {r.duplicate_fraction:4.0%} | mean {r.mean_score:.3f} best {r.best_score:.3f} | "
-                f"hits>={self.hits.threshold:g} {r.hits} ({r.hit_scaffolds} scaffolds) | {r.seconds:.2f} s")
 
     def _say(self, text: str) -> None:
         if not self.quiet:
             print(text, file=sys.stderr, flush=True)
-
-
-def _mean_scored(totals: np.ndarray, canon: list[str | None], scored: dict) -> float:
-    """Mean total score over this step's scored valid samples (failed scores count as 0, unscored are left out)."""
-    mask = np.array([c is not None and c in scored for c in canon])
-    return float(np.nan_to_num(totals[mask], nan=0.0).mean()) if mask.any() else 0.0
 
 
 def _stack_padded(tokens: torch.Tensor, more: torch.Tensor | None, pad: int) -> torch.Tensor:

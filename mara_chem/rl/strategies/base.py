@@ -163,11 +163,36 @@ class LearningStrategy(nn.Module, metaclass=ABCMeta):
     def beta(self) -> float:
         """KL coefficient β used by the MARA augmentation."""
 
+    # --- what the strategy needs in its batch: read by mara_chem.rl.strategy_inputs (safe defaults) ------
+    @property
+    def mara_options(self) -> MaraOptions | None:
+        """The MARA options when the modifier is on (params that carry :class:`MaraOptions` with mara = true)."""
+        params = self.params
+        return params if isinstance(params, MaraOptions) and params.mara else None
+
+    @property
+    def ips_options(self) -> IpsOptions | None:
+        """The IPS options when the modifier is on: what an outcome is and where its frequency comes from
+        (params that carry :class:`IpsOptions` with ips = true); None: no outcome tracking."""
+        params = self.params
+        return params if isinstance(params, IpsOptions) and params.ips else None
+
+    @property
+    def needs_prior_samples(self) -> bool:
+        """Whether the batch must carry the agent's log-likelihoods of prior samples (a forward-KL term)."""
+        return False
+
+    @property
+    def needs_anchor_pool(self) -> bool:
+        """Whether MARA's anchor may come from the replay memory (``anchor_pool = "batch+memory"``)."""
+        mara = self.mara_options
+        return mara is not None and mara.anchor_pool == "batch+memory"
+
     @property
     def zero_batch_duplicates(self) -> bool:
         """Whether the loop should zero the scores of in-batch duplicates (REINVENT's behaviour). False with
         IPS, which needs the duplicates' real scores and counts them itself."""
-        return not getattr(self.params, "ips", False)
+        return self.ips_options is None
 
     def optimizer_param_groups(self) -> list[dict[str, Any]]:
         """Extra optimiser parameter groups the strategy owns (e.g. DAP's log Z); empty by default."""
@@ -181,7 +206,7 @@ class LearningStrategy(nn.Module, metaclass=ABCMeta):
         batch = replace(batch, prior_logp=batch.prior_logp.detach().to(dtype), scores=batch.scores.detach().to(dtype))
         rewards = batch.scores
         info: dict[str, float] = {"n_rows": float(rewards.numel()), "n_replay": float(batch.is_replay.sum())}
-        if getattr(self.params, "mara", False):
+        if self.mara_options is not None:
             rewards = self._apply_mara(batch, rewards, info)
         loss, rewards, targets = self._loss(batch, rewards, info)
         info["loss"] = float(loss.detach())
@@ -195,7 +220,7 @@ class LearningStrategy(nn.Module, metaclass=ABCMeta):
 
     def _apply_mara(self, batch: StrategyBatch, rewards: torch.Tensor, info: dict[str, float]) -> torch.Tensor:
         """MARA on the scores (docs/strategies.md, "MARA"); τ from the options or the on-policy score quantile."""
-        p = self.params
+        p = self.mara_options
         on_policy = batch.on_policy
         tau = p.tau if p.tau is not None else quantile_threshold(rewards[on_policy], p.tau_quantile)
         use_memory = p.anchor_pool == "batch+memory"

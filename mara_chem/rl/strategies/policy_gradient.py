@@ -90,6 +90,11 @@ class PolicyGradient(LearningStrategy):
         """β, the KL coefficient (also MARA's β)."""
         return self.params.beta
 
+    @property
+    def needs_prior_samples(self) -> bool:
+        """``kl = "forward"`` is maximum likelihood on prior samples."""
+        return self.params.kl == "forward"
+
     @abstractmethod
     def _advantages(self, rewards: torch.Tensor) -> torch.Tensor:
         """Per-row advantages [G] of the on-policy rewards [G]."""

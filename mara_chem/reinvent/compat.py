@@ -30,6 +30,8 @@ EXPECTED_SIGNATURES = {
         "(input_config: 'dict', device: 'torch.device', tb_logdir: 'str', responder_config: 'dict', "
         "write_config: 'str' = None, *args, **kwargs)"
     ),
+    "reinvent.runmodes.RL.learning:Learning.get_state_dict": "(self) -> 'Optional[dict]'",
+    "reinvent.runmodes.create_adapter:create_adapter": "(dict_filename: str, mode: str, device: torch.device) -> tuple",
     "reinvent.runmodes.RL.memories.inception:Inception.__call__": (
         "(self, orig_smilies: 'np.ndarray', scores: 'torch.Tensor', prior_lls: 'torch.Tensor') -> 'tuple'"
     ),
@@ -45,7 +47,8 @@ EXPECTED_FIELDS = {
 
 #: module globals the adapter replaces (they must exist under these names)
 EXPECTED_GLOBALS = ("reinvent.runmodes.RL.run_staged_learning:RLConfig",
-                    "reinvent.runmodes.RL.run_staged_learning:setup_reward_strategy")
+                    "reinvent.runmodes.RL.run_staged_learning:setup_reward_strategy",
+                    "reinvent.runmodes.RL.run_staged_learning:create_adapter")
 
 
 class ReinventIncompatible(RuntimeError):

@@ -21,6 +21,7 @@ def install() -> str:
         return version
     from reinvent.runmodes import RL
     from reinvent.runmodes.RL import run_staged_learning
+    from reinvent.runmodes.RL.learning import Learning
     from reinvent.runmodes.RL.reinvent import ReinventLearning
 
     from mara_chem.reinvent import learning
@@ -31,7 +32,9 @@ def install() -> str:
     run_staged_learning.RLConfig = learning.MaraRLConfig
     run_staged_learning.setup_reward_strategy = learning.setup_reward_strategy_factory(
         run_staged_learning.setup_reward_strategy)
+    run_staged_learning.create_adapter = learning.create_adapter_keeping_agent_state(run_staged_learning.create_adapter)
     ReinventLearning.update = learning.update_with_context(ReinventLearning.update)
+    Learning.get_state_dict = learning.state_dict_with_strategy(Learning.get_state_dict)
     _installed = True
     return version
 

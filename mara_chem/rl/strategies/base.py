@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from torch import nn
 
 from mara_chem.plugins import STRATEGIES
+from mara_chem.rl.strategies.ips import ips_diagnostics
 from mara_chem.rl.strategies.mara import high_reward_mask, mara_anchor, mara_rewards, quantile_threshold
 
 
@@ -209,6 +210,8 @@ class LearningStrategy(nn.Module, metaclass=ABCMeta):
         if self.mara_options is not None:
             rewards = self._apply_mara(batch, rewards, info)
         loss, rewards, targets = self._loss(batch, rewards, info)
+        if self.ips_options is not None:
+            info.update(ips_diagnostics(batch.outcome_ids, self.ips_options.ips_eps, batch.on_policy, batch.outcome_freq))
         info["loss"] = float(loss.detach())
         return StrategyOutput(loss=loss, rewards=rewards.detach(), info=info, targets=targets)
 

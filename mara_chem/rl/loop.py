@@ -325,17 +325,11 @@ class StagedLearning:
         samples.take_scores(oracle.score(samples.valid_smiles, self.global_step + 1, mols))
         oracle_seconds = time.perf_counter() - t_oracle
         samples.scaffolds = self._scaffolds(samples, mols, every_row="Scaffold" in summary.columns)
-        scores = np.nan_to_num(samples.totals, nan=0.0)
-        filtered = self.filter.apply(samples.scored_canonical, scores, self.global_step) if self.filter else scores
-        if self.strategy.zero_batch_duplicates:  # REINVENT zeroes in-batch duplicates; IPS counts them instead
-            filtered = np.where(samples.duplicate, 0.0, filtered)
-        samples.filtered = filtered
-        # unique_sequences (REINVENT): a token sequence sampled twice enters the update once
-        samples.in_update = samples.has_score & first_occurrences(samples.raw) if p.unique_sequences else samples.has_score
+        self._filter(samples)
         loss = self._update(samples)
         if self.memory is not None:
             kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
-            self.memory.add([samples.canonical[i] for i in kept], [filtered[i] for i in kept])
+            self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
         self.stage_step += 1
         self.global_step += 1
         for c in dict.fromkeys(c for c in samples.canonical if c and c in samples.scored):
@@ -354,6 +348,17 @@ class StagedLearning:
         if not self.quiet and (self.global_step % self.progress_every == 0):
             self._say(progress_line(record, self.hits.threshold))
         return record
+
+    def _filter(self, samples: StepSamples) -> None:
+        """The scores the strategy learns from (``filtered``) and the rows it learns from (``in_update``)."""
+        scores = np.nan_to_num(samples.totals, nan=0.0)
+        filtered = self.filter.apply(samples.scored_canonical, scores, self.global_step) if self.filter else scores
+        if self.strategy.zero_batch_duplicates:  # REINVENT zeroes in-batch duplicates; IPS counts them instead
+            filtered = np.where(samples.duplicate, 0.0, filtered)
+        samples.filtered = filtered
+        # unique_sequences (REINVENT): a token sequence sampled twice enters the update once
+        unique = first_occurrences(samples.raw) if self.config.parameters.unique_sequences else True
+        samples.in_update = samples.has_score & unique
 
     def _scaffolds(self, samples: StepSamples, mols: ParsedMolecules, every_row: bool) -> dict[str, str | None]:
         """Scaffolds once per molecule, only where used: hits, and (``every_row``) the summary's Scaffold column;

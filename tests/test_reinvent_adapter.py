@@ -205,3 +205,83 @@ def test_adapter_refuses_another_reinvent_version_or_signature(reinvent_rl, monk
     monkeypatch.setattr(ReinventLearning, "update", update)
     with pytest.raises(ReinventIncompatible, match="ReinventLearning.update has signature"):
         check_reinvent()
+
+
+def rebuilt_losses(records, params: dict, state: dict | None = None):
+    """mara-chem's builder and strategy on the recorded rows, step after step (the tracker's window carries
+    over as it does in mara-chem's loop); returns (losses, batches)."""
+    from mara_chem.rl.strategy_inputs import OnPolicyRows, Rows, StrategyInputs
+
+    strategy = build_strategy(**params)
+    inputs = StrategyInputs(strategy)
+    if state is not None:
+        strategy.load_state_dict(state["strategy"])
+        inputs.load_state_dict(state["inputs"])
+    groups = strategy.optimizer_param_groups()
+    optimizer = torch.optim.Adam(groups) if groups else None
+    losses, batches = [], []
+    for record in records:
+        b, on = record.batch, record.batch.on_policy
+        rows = OnPolicyRows(b.agent_logp[on].detach(), b.prior_logp[on], b.scores[on], canonical=record.canonical)
+        replay = Rows(b.agent_logp[~on].detach(), b.prior_logp[~on], b.scores[~on]) if bool((~on).any()) else None
+        batch = inputs.build(rows, replay, memory_smiles=lambda: record.memory)
+        out = strategy(batch)
+        losses.append(float(out.loss))
+        batches.append(batch)
+        if optimizer is not None:
+            optimizer.zero_grad()
+            out.loss.backward()
+            optimizer.step()
+    return losses, batches
+
+
+IPS_OPTIONS = {
+    "scaffold": 'outcome = "scaffold"',
+    "cluster": 'outcome = "cluster"\ncluster_similarity = 0.4',
+    "window": 'frequency = "window"\nfrequency_window = 3',
+    "memory": 'frequency = "memory"',
+}
+
+
+@pytest.mark.parametrize("option", sorted(IPS_OPTIONS))
+def test_each_ips_option_changes_reinvents_losses_as_it_changes_mara_chems(sharp_reinvent_prior, tmp_path, option):
+    table = f'type = "ips_dap"\nsigma = 64\n{IPS_OPTIONS[option]}'
+    records, _ = run_reinvent(tmp_path, sharp_reinvent_prior, table)
+    assert len(records) == 5
+    params = dict(type="ips_dap", sigma=64, **{k: v.strip('"') if v.startswith('"') else float(v) for k, v in (
+        line.split(" = ") for line in IPS_OPTIONS[option].splitlines())})
+    params = {k: int(v) if k == "frequency_window" else v for k, v in params.items()}
+    expected, batches = rebuilt_losses(records, params)
+    assert [float(r.output.loss) for r in records] == pytest.approx(expected, rel=1e-6)
+    for record, batch in zip(records, batches):
+        assert torch.equal(record.batch.outcome_ids, batch.outcome_ids)
+        if batch.outcome_freq is not None:
+            assert torch.equal(record.batch.outcome_freq, batch.outcome_freq)
+    plain, _ = rebuilt_losses(records, dict(type="ips_dap", sigma=64))  # the same rows without the option
+    assert plain != pytest.approx(expected, rel=1e-6)
+
+
+def test_ips_window_state_is_in_reinvents_checkpoint_and_resumes(sharp_reinvent_prior, tmp_path):
+    table = 'type = "ips_grpo"\nfrequency = "window"\nfrequency_window = 10'
+    (tmp_path / "first").mkdir()
+    records, _ = run_reinvent(tmp_path / "first", sharp_reinvent_prior, table)
+    state = torch.load(tmp_path / "first" / "stage1.chkpt", map_location="cpu", weights_only=False)["mara_chem"]
+    assert [g for _, g in state["inputs"]["window"]] == [32] * 5  # five steps of 32 samples counted
+    (tmp_path / "again").mkdir()
+    again = RUN_FILE.replace('agent_file = "{prior}"', f'agent_file = "{tmp_path / "first" / "stage1.chkpt"}"\n'
+                             'use_checkpoint = true')
+    run_file = tmp_path / "again" / "run.toml"
+    run_file.write_text(again.format(prior=sharp_reinvent_prior, out=tmp_path / "again", strategy=table, seed=2))
+    from mara_chem.reinvent import main
+    from mara_chem.reinvent.learning import MaraReward
+
+    resumed = []
+    MaraReward.step_hooks.append(resumed.append)
+    try:
+        assert main([str(run_file), "--log-level", "warning"]) == 0
+    finally:
+        MaraReward.step_hooks.remove(resumed.append)
+    _, with_state = rebuilt_losses(resumed[:1], dict(type="ips_grpo", frequency="window", frequency_window=10), state)
+    _, fresh = rebuilt_losses(resumed[:1], dict(type="ips_grpo", frequency="window", frequency_window=10))
+    assert torch.equal(resumed[0].batch.outcome_freq, with_state[0].outcome_freq)
+    assert not torch.equal(resumed[0].batch.outcome_freq, fresh[0].outcome_freq)  # the window came back

@@ -23,7 +23,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,8 +36,8 @@ from mara_chem.chem.smiles import ParsedMolecules, murcko_scaffold
 from mara_chem.models.device import DeviceError, resolve_device
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.prior_file import load_prior, weights_digest
-from mara_chem.models.tokenizer import UnknownTokenError
 from mara_chem.rl.agent_file import write_stage_agent
+from mara_chem.rl.agent_update import AgentUpdate
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME, rng_state, save_checkpoint, set_rng_state
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
@@ -48,7 +48,6 @@ from mara_chem.rl.run_lock import RunFolderBusy, RunLock
 from mara_chem.rl.run_record import Change, describe, write_run_record
 from mara_chem.rl.step_samples import StepSamples, first_occurrences
 from mara_chem.rl.strategies import build_strategy
-from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, Rows, StrategyInputs
 from mara_chem.rl.summary import TENSORBOARD_SCALARS, HitTracker, StepRecord, SummaryCsv, mean_scored, progress_line
 from mara_chem.scoring.scorer import Scorer
 
@@ -85,7 +84,24 @@ def _endpoint_union(stages: list[Stage]) -> list[str]:
     return names
 
 
+@contextmanager
+def _signals_handled_by(handler: Callable[[str], None], enabled: bool) -> Iterator[None]:
+    """SIGINT/SIGTERM call ``handler(signal name)`` inside the block (main thread only; else nothing changes)."""
+    if not enabled or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, lambda signum, frame: handler(signal.Signals(signum).name)) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
 class StagedLearning:
+    """One staged-learning run in its folder: ``__init__`` checks the folder and takes it, :meth:`run` runs the
+    stages, and each step samples, scores, filters, updates the agent and reports (module docstring)."""
+
     def __init__(self, config: RunConfig, overwrite: bool = False, quiet: bool = False, progress_every: int = 1):
         self.config = config
         self.quiet = quiet
@@ -132,11 +148,12 @@ class StagedLearning:
         if self.agent.vocabulary != self.prior.vocabulary:
             raise RunDirError("agent and prior have different vocabularies")
         self.strategy = build_strategy(config.learning_strategy).to(self.device)
-        self.inputs = StrategyInputs(self.strategy)
         self.optimizer = torch.optim.Adam([
             {"params": list(self.agent.network.parameters()), "lr": self.strategy.params.rate},
             *self.strategy.optimizer_param_groups(),
         ])
+        self.update = AgentUpdate(self.agent, self.prior, self.strategy, self.optimizer, self.rng,
+                                  p.randomize_smiles, self.device)
         self.history: list[StepRecord] = []
         self.global_step = 0
         self.stage_index = -1  # the stage in progress (or last finished); -1 before the first
@@ -192,7 +209,7 @@ class StagedLearning:
         if self.memory is not None and state["memory"] is not None:
             self.memory.load_state_dict(state["memory"])
         self.hits = HitTracker.from_state_dict(state["hits"])
-        self.inputs.load_state_dict(state["outcomes"])
+        self.update.inputs.load_state_dict(state["outcomes"])
         self.history = [StepRecord(**r) for r in state["history"]]
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
@@ -216,7 +233,7 @@ class StagedLearning:
             "filter": self.filter.state_dict() if self.filter else None, "filter_stage": self.filter_stage,
             "memory": self.memory.state_dict() if self.memory else None,
             "hits": self.hits.state_dict(), "history": [asdict(r) for r in self.history],
-            "outcomes": self.inputs.state_dict(),
+            "outcomes": self.update.inputs.state_dict(),
             "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._file_digests,
         })
 
@@ -231,7 +248,7 @@ class StagedLearning:
         """Run (or continue) every stage. ``stop_on_signals`` (the CLI): SIGINT/SIGTERM end the run at the next
         step boundary with a checkpoint (``RunResult.interrupted_by``); a second signal raises RunInterrupted."""
         try:
-            with self._stop_at_step_boundary_on_signals(stop_on_signals):
+            with _signals_handled_by(self._on_stop_signal, stop_on_signals):
                 for index, stage in enumerate(self.config.stage):
                     if index < self.stage_index or (index == self.stage_index and self.stage_finished
                                                     and self.stop_reason == "max_score"):
@@ -249,26 +266,12 @@ class StagedLearning:
         return RunResult(self.run_dir, self.global_step, calls, len(self.hits.hits), len(self.hits.scaffolds),
                          self.stop_reason, self._stop_signal)
 
-    @contextmanager
-    def _stop_at_step_boundary_on_signals(self, enabled: bool) -> Iterator[None]:
+    def _on_stop_signal(self, name: str) -> None:
         """First SIGINT/SIGTERM: finish the step, checkpoint, stop. A second one stops at once."""
-        if not enabled or threading.current_thread() is not threading.main_thread():
-            yield
-            return
-
-        def handler(signum: int, frame: Any) -> None:
-            name = signal.Signals(signum).name
-            if self._stop_signal:
-                raise RunInterrupted(name, self.global_step)
-            self._stop_signal = name
-            self._say(f"{name}: stopping at the end of the current step (send it again to stop at once)")
-
-        previous = {s: signal.signal(s, handler) for s in STOP_SIGNALS}
-        try:
-            yield
-        finally:
-            for s, h in previous.items():
-                signal.signal(s, h)
+        if self._stop_signal:
+            raise RunInterrupted(name, self.global_step)
+        self._stop_signal = name
+        self._say(f"{name}: stopping at the end of the current step (send it again to stop at once)")
 
     def _start_stage(self, index: int, stage: Stage) -> None:
         """A new stage: fresh step count, and (purge_memories) a new diversity filter and replay memory."""
@@ -319,14 +322,14 @@ class StagedLearning:
         t0 = time.perf_counter()
         p = self.config.parameters
         samples = StepSamples.from_sampled(self.agent.sample(p.batch_size, temperature=p.temperature,
-                                                             with_log_likelihood=self._fused_likelihood))
+                                                             with_log_likelihood=self.update.fused_likelihood))
         t_oracle = time.perf_counter()
         mols = ParsedMolecules()  # each new molecule parsed once: for the scorer, then for its scaffold
         samples.take_scores(oracle.score(samples.valid_smiles, self.global_step + 1, mols))
         oracle_seconds = time.perf_counter() - t_oracle
         samples.scaffolds = self._scaffolds(samples, mols, every_row="Scaffold" in summary.columns)
         self._filter(samples)
-        loss = self._update(samples)
+        loss = self.update(samples, self.memory)
         if self.memory is not None:
             kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
             self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
@@ -367,83 +370,6 @@ class StagedLearning:
         return {c: murcko_scaffold(c, mol=mols.get(c)) for c in dict.fromkeys(samples.canonical)
                 if c and (every_row or (c in scored and scored[c].total >= threshold))}
 
-    @property
-    def _fused_likelihood(self) -> bool:
-        """The agent's log-likelihoods come from its sampling pass (no second forward) unless dropout would make
-        the sampling pass (eval mode) differ from the training-mode likelihood."""
-        return not self.agent.network.hyperparameters().get("dropout", 0.0)
-
-    def _update(self, samples: StepSamples) -> float:
-        """One optimiser step on the ``in_update`` rows and a replay sample; returns the loss and fills
-        ``samples.columns`` (per-row Target, Agent and Prior NLL)."""
-        rows = np.nonzero(samples.in_update)[0]
-        idx = torch.as_tensor(rows, dtype=torch.long)
-        tokens = samples.tokens[idx.to(samples.tokens.device)]
-        replay = self.memory.sample(self.rng, self.config.parameters.randomize_smiles) if self.memory else []
-        replay_tokens, kept_replay = self._encode([s for s, _ in replay])
-        replay_scores = [replay[i][1] for i in kept_replay]
-        if samples.sampled_logp is not None:
-            agent_logp = samples.sampled_logp[idx.to(samples.sampled_logp.device)]
-        else:
-            agent_logp = self.agent.sequence_log_likelihood(tokens)
-        # batch and replay rows in one prior pass; measured against two passes, the batch rows keep their bits and the
-        # replay rows do not (last bits: MKL picks its kernel by the row count; README, "Throughput of a run")
-        with torch.no_grad():
-            prior_logp = self.prior.sequence_log_likelihood(_stack_padded(tokens, replay_tokens, self.prior.vocabulary.pad_idx))
-        n = len(rows)
-        on_policy = OnPolicyRows(
-            agent_logp, prior_logp[:n], torch.as_tensor(samples.filtered[rows], dtype=torch.float32, device=self.device),
-            canonical=[samples.canonical[i] for i in rows])
-        replay_rows = None
-        if replay_scores:
-            replay_rows = Rows(self.agent.sequence_log_likelihood(replay_tokens), prior_logp[n:],
-                               torch.as_tensor(replay_scores, dtype=torch.float32, device=self.device))
-        batch = self.inputs.build(on_policy, replay_rows, prior_samples=self._prior_sample_logp,
-                                  anchor_pool=self._anchor_pool, memory_smiles=self._memory_smiles)
-        out = self.strategy(batch)
-        self.optimizer.zero_grad(set_to_none=True)
-        out.loss.backward()
-        self.optimizer.step()
-        # "Target" in the summary: DAP's target log-likelihood where the strategy has one, else its reward
-        target = out.targets if out.targets is not None else out.rewards
-        for name, values in (("Target", target), ("Agent", -agent_logp), ("Prior", -prior_logp)):
-            column = np.full(len(samples.raw), np.nan)
-            column[rows] = values[:n].detach().cpu().numpy()
-            samples.columns[name] = column
-        return float(out.loss.detach())
-
-    def _encode(self, smiles: list[str]) -> tuple[torch.Tensor | None, list[int]]:
-        """Token rows for the SMILES the vocabulary can spell, and their indices (the rest are skipped)."""
-        good = []
-        for i, s in enumerate(smiles):
-            try:
-                self.agent.vocabulary.encode(s)
-                good.append(i)
-            except UnknownTokenError:
-                continue
-        if not good:
-            return None, []
-        return self.agent.vocabulary.encode_batch([smiles[i] for i in good]).to(self.device), good
-
-    def _prior_sample_logp(self, n: int) -> torch.Tensor:
-        """Agent log-likelihood of n prior samples: the maximum-likelihood form of a forward-KL term."""
-        return self.agent.sequence_log_likelihood(self.prior.sample(n).tokens)
-
-    def _memory_smiles(self) -> list[str]:
-        return [s for s, _ in self.memory.entries] if self.memory else []
-
-    def _anchor_pool(self) -> AnchorPool | None:
-        """The replay memory as MARA's anchor candidates (prior log-likelihoods and scores)."""
-        if not self.memory:
-            return None
-        tokens, kept = self._encode([s for s, _ in self.memory.entries])
-        if tokens is None:
-            return None
-        with torch.no_grad():
-            pool_logp = self.prior.sequence_log_likelihood(tokens)
-        scores = [self.memory.entries[i][1] for i in kept]
-        return AnchorPool(pool_logp, torch.as_tensor(scores, dtype=torch.float32, device=self.device))
-
     # --- outputs ------------------------------------------------------------------------------------------
     def _log_scalars(self, r: StepRecord) -> None:
         if not self.config.tb_logdir:
@@ -459,11 +385,3 @@ class StagedLearning:
     def _say(self, text: str) -> None:
         if not self.quiet:
             print(text, file=sys.stderr, flush=True)
-
-
-def _stack_padded(tokens: torch.Tensor, more: torch.Tensor | None, pad: int) -> torch.Tensor:
-    """Rows of ``tokens`` then ``more`` (if any), right-padded to the longer width."""
-    if more is None:
-        return tokens
-    width = max(tokens.shape[1], more.shape[1])
-    return torch.cat([torch.nn.functional.pad(t, (0, width - t.shape[1]), value=pad) for t in (tokens, more)])

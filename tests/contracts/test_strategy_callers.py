@@ -74,7 +74,7 @@ def _loop_update(tmp_path: Path, table: dict):
     learning.strategy.register_forward_hook(lambda module, args, out: seen.append(args[0]))
     samples = _samples(learning)
     learning._filter(samples)
-    loss = learning._update(samples)
+    loss = learning.update(samples, learning.memory)
     assert len(seen) == 1
     return seen[0], loss, samples
 

@@ -8,8 +8,8 @@ One step's samples travel as one record (:class:`~mara_chem.rl.step_samples.Step
 is built by :mod:`mara_chem.rl.strategy_inputs` (as inside REINVENT); the summary rows, the step's record and
 the progress line come from :mod:`mara_chem.rl.summary`.
 
-Run-folder safety: one writer per folder (:mod:`mara_chem.rl.run_lock`); a resume must describe the same run
-(:mod:`mara_chem.rl.run_folder`) and every check happens before anything in the folder is written; the
+Run-folder safety: one writer per folder (:mod:`mara_chem.run_folder.run_lock`); a resume must describe the same run
+(:mod:`mara_chem.rl.resume`) and every check happens before anything in the folder is written; the
 oracle log is the source of truth, so a run killed at any moment resumes without losing or re-paying calls
 (no checkpoint yet: the run starts again and takes the logged calls from the log); SIGINT/SIGTERM stop the
 run at the next step boundary with a checkpoint.
@@ -43,12 +43,12 @@ from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
 from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, recover_torn_line
 from mara_chem.rl.replay import ReplayMemory
-from mara_chem.rl.run_folder import RunDirError, RunFolder
-from mara_chem.rl.run_lock import RunFolderBusy, RunLock
-from mara_chem.rl.run_record import Change, describe, write_run_record
+from mara_chem.rl.resume import RunDirError, RunFolder
 from mara_chem.rl.step_samples import StepSamples, first_occurrences
 from mara_chem.rl.strategies import build_strategy
 from mara_chem.rl.summary import TENSORBOARD_SCALARS, HitTracker, StepRecord, SummaryCsv, mean_scored, progress_line
+from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock
+from mara_chem.run_folder.run_record import Change, describe, write_run_record
 from mara_chem.scoring.scorer import Scorer
 
 log = logging.getLogger(__name__)

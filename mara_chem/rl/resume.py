@@ -1,7 +1,10 @@
 """A staged-learning run folder before the run takes it: the resume checks (read-only) and the overwrite.
 
+(The folder's file formats live in :mod:`mara_chem.run_folder`; these checks need the run file's model, so they
+live on the ``rl`` floor.)
+
 Every refusal happens here, before anything in the folder is written (docs/architecture.md, "Data flow of
-a run"): a resume must describe the same run (:mod:`mara_chem.rl.run_record`), keep the oracle log's
+a run"): a resume must describe the same run (:mod:`mara_chem.run_folder.run_record`), keep the oracle log's
 columns, and find a checkpoint made from the same prior and agent files.
 """
 
@@ -13,11 +16,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from mara_chem.metrics.oracle_log import OracleLogError
+from mara_chem.run_folder.oracle_log import OracleLogError
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from mara_chem.rl.config import RunConfig
 from mara_chem.rl.oracle import LOG_NAME, OracleLog
-from mara_chem.rl.run_record import CHANGES_JSON, RUN_JSON, Change, compare, describe, read_run_record
+from mara_chem.run_folder.run_record import CHANGES_JSON, RUN_JSON, Change, compare, describe, read_run_record
 
 
 class RunDirError(RuntimeError):

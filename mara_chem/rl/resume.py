@@ -3,9 +3,9 @@
 (The folder's file formats live in :mod:`mara_chem.run_folder`; these checks need the run file's model, so they
 live on the ``rl`` floor.)
 
-Every refusal happens here, before anything in the folder is written (docs/architecture.md, "Data flow of
-a run"): a resume must describe the same run (:mod:`mara_chem.run_folder.run_record`), keep the oracle log's
-columns, and find a checkpoint made from the same prior and agent files.
+Every refusal happens here, before anything in the folder is written (docs/architecture.md,
+"Data flow of a run"): a resume must describe the same run (:mod:`mara_chem.run_folder.run_record`), keep the
+oracle log's columns, and find a checkpoint made from the same prior and agent files.
 """
 
 from __future__ import annotations

@@ -285,3 +285,38 @@ def test_ips_window_state_is_in_reinvents_checkpoint_and_resumes(sharp_reinvent_
     _, fresh = rebuilt_losses(resumed[:1], dict(type="ips_grpo", frequency="window", frequency_window=10))
     assert torch.equal(resumed[0].batch.outcome_freq, with_state[0].outcome_freq)
     assert not torch.equal(resumed[0].batch.outcome_freq, fresh[0].outcome_freq)  # the window came back
+
+
+def test_converted_priors_carry_a_hash_id_reinvent_accepts(reinvent_prior):
+    from reinvent.models import check_valid_hash
+
+    payload = torch.load(reinvent_prior, map_location="cpu", weights_only=False)
+    assert payload["metadata"]["hash_id"] and check_valid_hash(payload)
+    payload["network"]["_linear.bias"][0] += 1.0  # an edited file no longer matches its hash
+    assert not check_valid_hash(payload)
+
+
+def test_a_mara_chem_prior_in_a_reinvent_run_names_the_file_and_the_conversion(reinvent_rl, tmp_path, capsys):
+    from mara_chem.reinvent import main
+
+    run_file = tmp_path / "run.toml"
+    run_file.write_text(RUN_FILE.format(prior=BUNDLED, out=tmp_path, strategy='type = "mara"\ntau = 0.6', seed=1))
+    assert main([str(run_file)]) == 2
+    err = capsys.readouterr().err
+    assert f"{BUNDLED} is a mara-chem prior" in err and "mara-chem prior convert" in err and "--to reinvent" in err
+
+
+def test_unknown_strategy_type_lists_the_valid_ones_even_with_mara_options(reinvent_rl):
+    from pydantic import ValidationError
+
+    from mara_chem.reinvent import install
+    from mara_chem.reinvent.learning import MaraSectionLearningStrategy
+
+    install()
+    for table in (dict(type="MARA", tau=0.5), dict(type="maraa", tau=0.5, sigma=64)):
+        with pytest.raises(ValidationError, match=r"unknown learning strategy type .*valid: REINVENT's dap, sdap.*"
+                                                  r"mara-chem's .*ips_dap.*mara"):
+            MaraSectionLearningStrategy(**table)
+    for type_ in ("reinforce", "rloo", "grpo", "ips_grpo"):
+        with pytest.raises(ValidationError, match=r"takes beta.*sigma = 20 is beta = 0\.05"):
+            MaraSectionLearningStrategy(type=type_, sigma=20)

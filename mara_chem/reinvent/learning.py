@@ -50,6 +50,7 @@ from reinvent.runmodes.RL.reward import RLReward
 from reinvent.runmodes.RL.validation import RLConfig, SectionLearningStrategy
 
 from mara_chem.chem.smiles import SmilesState, canonicalize
+from mara_chem.reinvent.export import REINVENT_STRATEGY_TYPES
 from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, StrategyOutput, StrategyParams, build_strategy
 from mara_chem.rl.strategies import list_strategies, strategy_params_model
 from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, Rows, StrategyInputs
@@ -228,6 +229,10 @@ class MaraSectionLearningStrategy(SectionLearningStrategy):
     @model_validator(mode="wrap")
     @classmethod
     def _route(cls, data: Any, handler):
+        if isinstance(data, dict) and "type" in data and data["type"] not in (*REINVENT_STRATEGY_TYPES,
+                                                                              *list_strategies()):
+            raise ValueError(f"unknown learning strategy type {data['type']!r}; valid: REINVENT's "
+                             f"{', '.join(REINVENT_STRATEGY_TYPES)} and mara-chem's {', '.join(list_strategies())}")
         if not is_mara_table(data):
             return handler(data)
         params = strategy_params_model(data["type"]).model_validate(data)

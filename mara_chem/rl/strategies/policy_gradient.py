@@ -24,10 +24,10 @@ Modifiers: MARA rewrites the scores first (with this β), then IPS divides by ma
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Literal
+from typing import Any, Literal
 
 import torch
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from mara_chem.rl.strategies.base import IpsOptions, LearningStrategy, MaraOptions, StrategyBatch, StrategyParams
 from mara_chem.rl.strategies.ips import ips_rewards
@@ -78,6 +78,17 @@ class PolicyGradientParams(MaraOptions, IpsOptions, StrategyParams):
 
     kl: Literal["reverse", "forward", "none"] = "reverse"
     beta: float = Field(0.05, ge=0.0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _sigma_is_beta_here(cls, data: Any) -> Any:
+        """REINVENT's ``sigma`` (DAP's inverse KL coefficient) is ``beta`` here: refused with the conversion."""
+        if isinstance(data, dict) and "sigma" in data:
+            sigma = data["sigma"]
+            hint = f" (sigma = {sigma} is beta = {1 / sigma:.4g})" if isinstance(sigma, int | float) and sigma > 0 else ""
+            raise ValueError(f"sigma is DAP's option; type {data.get('type', 'reinforce')!r} takes beta, the KL "
+                             f"coefficient, beta = 1/sigma{hint}")
+        return data
 
 
 class PolicyGradient(LearningStrategy):

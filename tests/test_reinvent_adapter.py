@@ -320,3 +320,31 @@ def test_unknown_strategy_type_lists_the_valid_ones_even_with_mara_options(reinv
     for type_ in ("reinforce", "rloo", "grpo", "ips_grpo"):
         with pytest.raises(ValidationError, match=r"takes beta.*sigma = 20 is beta = 0\.05"):
             MaraSectionLearningStrategy(type=type_, sigma=20)
+
+
+def test_reinvent_order_quiet_and_the_strategy_speaks_in_reinvents_log(reinvent_prior, tmp_path, capfd):
+    import re
+
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from mara_chem.cli import main
+
+    run_file = tmp_path / "run.toml"
+    text = RUN_FILE.format(prior=reinvent_prior, out=tmp_path, seed=1,
+                           strategy='type = "ips_dap"\nsigma = 64\nmara = true\ntau = 0.6\noutcome = "scaffold"')
+    run_file.write_text(text.replace('seed = 1\n', f'seed = 1\ntb_logdir = "{tmp_path}/tb"\n', 1))
+    log = tmp_path / "run.log"
+    assert main(["reinvent", "-l", str(log), str(run_file), "-q"]) == 0  # REINVENT's own option order
+    written = log.read_text()
+    assert "Using mara-chem learning strategy 'ips_dap' (" in written and "outcome = 'scaffold'" in written
+    assert "sigma = 64.0" in written and "tau = 0.6" in written  # resolved options, defaults included
+    steps = re.findall(r"mara-chem ips_dap stage 1 step (\d): (.*)", written)
+    assert [int(s) for s, _ in steps] == [1, 2, 3, 4, 5]
+    for key in ("loss", "mara_high_fraction", "mara_anchor_score", "ips_outcomes", "ips_mean_factor", "log_z"):
+        assert key in steps[-1][1]
+    scalars = EventAccumulator(str(tmp_path / "tb_0")).Reload().Tags()["scalars"]
+    assert {"mara-chem/ips_outcomes", "mara-chem/ips_mean_factor", "mara-chem/mara_high_fraction"} <= set(scalars)
+    assert "does not contain a hash ID" not in written
+    assert capfd.readouterr().err == ""  # -l: the log is in the file only
+    assert main(["reinvent", str(run_file), "-q"]) == 0
+    assert capfd.readouterr().err == ""  # -q without -l: REINVENT's log stays out of the terminal

@@ -13,6 +13,24 @@ def cmd_reinvent(args: argparse.Namespace) -> int:
     return main([str(args.run_file), *args.reinvent_args])
 
 
+#: mara-chem's own flags on `mara-chem reinvent`; everything else is REINVENT's command line
+OWN_FLAGS = {"-q": "quiet", "--quiet": "quiet", "-v": "verbose", "--verbose": "verbose"}
+LOG_OPTIONS = ("-l", "--log-filename", "--log-level")
+
+
+def reinvent_command(argv: list[str]) -> int:
+    """`mara-chem reinvent ARGS`: ARGS in REINVENT's own order and spelling (``-l LOG FILE`` as well as
+    ``FILE -l LOG``), parsed by REINVENT. ``-q`` keeps REINVENT's log out of the terminal: it lowers
+    REINVENT's level to errors unless the log goes to a file (``-l``) or its level is given."""
+    from mara_chem.reinvent import main
+
+    flags = {OWN_FLAGS[a] for a in argv if a in OWN_FLAGS}
+    rest = [a for a in argv if a not in OWN_FLAGS]
+    if "quiet" in flags and not any(a.split("=")[0] in LOG_OPTIONS for a in rest):
+        rest += ["--log-level", "error"]
+    return main(rest)
+
+
 def cmd_export_reinvent(args: argparse.Namespace) -> int:
     from mara_chem.reinvent.export import export_run_file
 
@@ -29,7 +47,9 @@ def cmd_export_reinvent(args: argparse.Namespace) -> int:
 
 def register(sub: argparse._SubParsersAction) -> None:
     run = sub.add_parser("reinvent", help="run a REINVENT 4 run file in REINVENT with mara-chem's strategies installed",
-                         description="Everything after the run file goes to REINVENT (e.g. --log-level, -d cuda).")
+                         description="Everything but -q/-v goes to REINVENT's own command line, in its own order "
+                                     "(e.g. `mara-chem reinvent -l run.log run.toml`, --log-level, -d cuda); "
+                                     "-q keeps REINVENT's log out of the terminal.")
     run.add_argument("run_file", type=Path)
     run.add_argument("reinvent_args", nargs=argparse.REMAINDER)
     run.set_defaults(func=cmd_reinvent)

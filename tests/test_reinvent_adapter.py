@@ -348,3 +348,45 @@ def test_reinvent_order_quiet_and_the_strategy_speaks_in_reinvents_log(reinvent_
     assert capfd.readouterr().err == ""  # -l: the log is in the file only
     assert main(["reinvent", str(run_file), "-q"]) == 0
     assert capfd.readouterr().err == ""  # -q without -l: REINVENT's log stays out of the terminal
+
+
+def test_reinvents_own_command_runs_mara_with_the_hook_on(reinvent_prior, tmp_path):
+    """The README's path for a REINVENT 4.8 user: mara-chem installed into REINVENT's environment and
+    `mara-chem reinvent-hook on`; then REINVENT's own `reinvent` script runs ``type = "mara"``. The hook's
+    .pth goes into a temporary site directory (not this environment's: other tests must not see it), which
+    the child reads as Python reads site-packages at start-up (``site.addsitedir``). Test set-up, stated:
+    where torchvision is absent the child gets the stand-in of tests/stand_ins on PYTHONPATH."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from conftest import torchvision_stand_in
+
+    from mara_chem.cli import main
+
+    site_dir = tmp_path / "site"
+    site_dir.mkdir()
+    assert main(["reinvent-hook", "on", "--site-dir", str(site_dir)]) == 0
+    assert (site_dir / "mara_chem_reinvent.pth").read_text() == "import mara_chem.reinvent.hook\n"
+    run_file = tmp_path / "run.toml"
+    run_file.write_text(RUN_FILE.format(prior=reinvent_prior, out=tmp_path, seed=1,
+                                        strategy='type = "mara"\nsigma = 128\ntau = 0.6'))
+    script = shutil.which("reinvent", path=str(Path(sys.executable).parent))
+    assert script, "REINVENT's console script is not installed next to this interpreter"
+    child = ("import runpy, site, sys; site.addsitedir(sys.argv[1]); sys.argv = ['reinvent', *sys.argv[2:]]; "
+             "runpy.run_path({script!r}, run_name='__main__')").format(script=script)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*torchvision_stand_in(), str(REPO)]))
+    done = subprocess.run([sys.executable, "-c", child, str(site_dir), "-l", str(tmp_path / "run.log"), str(run_file)],
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    written = (tmp_path / "run.log").read_text()
+    assert "Using mara-chem learning strategy 'mara' (" in written
+    assert "mara-chem mara stage 1 step 5: loss" in written
+    with open(tmp_path / "summary_1.csv", newline="") as handle:
+        assert len(list(csv.DictReader(handle))) == 5 * 32
+    assert main(["reinvent-hook", "off", "--site-dir", str(site_dir)]) == 0
+    assert not (site_dir / "mara_chem_reinvent.pth").exists()
+    done = subprocess.run([sys.executable, "-c", child, str(site_dir), str(run_file)], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode != 0 and "tau\n  Extra inputs are not permitted" in done.stderr  # REINVENT alone

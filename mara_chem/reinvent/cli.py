@@ -31,6 +31,20 @@ def reinvent_command(argv: list[str]) -> int:
     return main(rest)
 
 
+def cmd_reinvent_hook(args: argparse.Namespace) -> int:
+    from mara_chem.reinvent import hook
+
+    if args.action == "on":
+        print(f"wrote {hook.enable(args.site_dir)}: REINVENT's own `reinvent` command now runs mara-chem's strategies")
+    elif args.action == "off":
+        removed = hook.disable(args.site_dir)
+        print(f"removed {removed}" if removed else f"no {hook.PTH_NAME} in {args.site_dir or hook.site_packages()}")
+    else:
+        path = (args.site_dir or hook.site_packages()) / hook.PTH_NAME
+        print(f"{'on' if path.exists() else 'off'}: {path}")
+    return 0
+
+
 def cmd_export_reinvent(args: argparse.Namespace) -> int:
     from mara_chem.reinvent.export import export_run_file
 
@@ -53,6 +67,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("run_file", type=Path)
     run.add_argument("reinvent_args", nargs=argparse.REMAINDER)
     run.set_defaults(func=cmd_reinvent)
+    hook = sub.add_parser("reinvent-hook", help="let REINVENT's own `reinvent` command run mara-chem's strategies",
+                          description="on: write mara_chem_reinvent.pth into this environment's site-packages (one "
+                                      "import line: mara-chem is wired into REINVENT when REINVENT starts a run); "
+                                      "off: remove it; status: say which.")
+    hook.add_argument("action", choices=["on", "off", "status"])
+    hook.add_argument("--site-dir", type=Path, default=None, help="another site directory (default: this environment's)")
+    hook.set_defaults(func=cmd_reinvent_hook)
     export = sub.add_parser("export-reinvent", help="write the REINVENT-valid subset of a mara-chem run file")
     export.add_argument("run_file", type=Path)
     export.add_argument("--out", type=Path, required=True, help="the REINVENT run file to write (TOML)")

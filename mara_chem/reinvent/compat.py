@@ -57,7 +57,11 @@ class ReinventIncompatible(RuntimeError):
 
 def stub_torchvision() -> None:
     """REINVENT imports torchvision only for ``transforms.ToTensor`` (molecule grids in TensorBoard); when
-    torchvision is absent, a module with that one function stands in (PIL image -> float CHW in [0, 1])."""
+    torchvision is absent, a module with that one function stands in (PIL image -> float CHW in [0, 1]).
+
+    The adapter never calls this: a process that runs REINVENT where torchvision cannot be installed (the
+    benchmarks' peer runs) says so by calling it. The tests use the same stand-in as a package on the path
+    (tests/stand_ins/torchvision, README "mara-chem inside REINVENT 4")."""
     if "torchvision" in sys.modules or importlib.util.find_spec("torchvision") is not None:
         return
     transforms = types.ModuleType("torchvision.transforms")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mara_chem.reinvent.compat import ReinventIncompatible, check_reinvent, stub_torchvision
+from mara_chem.reinvent.compat import ReinventIncompatible, check_reinvent
 from mara_chem.rl.strategies import list_strategies
 
 _installed = False
@@ -15,7 +15,6 @@ def install() -> str:
     """Check REINVENT, register every mara-chem strategy type where REINVENT looks strategies up, and wrap
     the points listed in :mod:`mara_chem.reinvent.learning`. Idempotent; returns REINVENT's version."""
     global _installed
-    stub_torchvision()
     version = check_reinvent()
     if _installed:
         return version
@@ -93,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         version = install()
     except ImportError as exc:
-        print(f"error: REINVENT 4 is not importable ({exc}); install REINVENT 4.8 first", file=sys.stderr)
+        print(f"error: REINVENT 4 is not importable ({exc}); install REINVENT 4.8 with its dependencies first "
+              "(torchvision included)", file=sys.stderr)
         return 2
     except ReinventIncompatible as exc:
         print(f"error: {exc}", file=sys.stderr)

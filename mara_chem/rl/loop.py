@@ -297,7 +297,8 @@ class StagedLearning:
                     break
                 if self.global_step % self.config.parameters.checkpoint_every == 0:
                     self._checkpoint()
-                if (stage.max_score is not None and self.stage_step >= (stage.min_steps or 0)
+                # REINVENT's SimpleTerminator: its 0-based step index must exceed min_steps (min_steps + 2 steps)
+                if (stage.max_score is not None and self.stage_step - 1 > (stage.min_steps or 0)
                         and record.mean_score >= stage.max_score):
                     reason = "max_score"
                     break

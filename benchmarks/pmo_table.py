@@ -40,9 +40,10 @@ PUBLISHED = [
     ("Mol GA, tuned", 13.01, "Genetic GFN, Table 1"),
     ("Genetic GFN", 13.59, "Genetic GFN, Table 1"),
 ]
-METRICS = ("auc_top10", "top10", "top100", "diversity_top100", "yield", "circles")
+METRICS = ("auc_top10", "top10", "top100", "diversity_top100", "yield", "circles", "s_per_1000_calls")
 LABELS = {"auc_top10": "AUC top-10", "top10": "top-10 mean", "top100": "top-100 mean",
-          "diversity_top100": "top-100 diversity", "yield": "Yield (strict)", "circles": "#Circles (strict)"}
+          "diversity_top100": "top-100 diversity", "yield": "Yield (strict)", "circles": "#Circles (strict)",
+          "s_per_1000_calls": "wall seconds per 1,000 oracle calls (2-core machine, shared)"}
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,20 @@ class Method:
         return cls(label, Path(root), variant)
 
 
+#: the run records that carry a run's wall time: mara-chem's runner, the peers
+RECORD_NAMES = ("benchmark_run.json", "peer_run.json")
+
+
+def wall_seconds(run_dir: Path) -> float:
+    """The run's wall time from its record (NaN when it has none)."""
+    for name in RECORD_NAMES:
+        if (run_dir / name).exists():
+            return float(json.loads((run_dir / name).read_text()).get("wall_s", math.nan))
+    return math.nan
+
+
 def run_metrics(log_path: Path, task: Task, budget: int) -> dict[str, float]:
-    """The table's numbers for one run (docs/metrics.md conventions)."""
+    """The table's numbers for one run (docs/metrics.md conventions), and its cost (s per 1,000 calls)."""
     log = read_oracle_log(log_path)
     molecules = log.molecules(budget)
     ranked = sorted(molecules, key=lambda m: (-(m.score if not math.isnan(m.score) else -math.inf), m.call))
@@ -77,6 +90,7 @@ def run_metrics(log_path: Path, task: Task, budget: int) -> dict[str, float]:
         "yield": float(len(found)),
         "circles": float(n_circles_fps(hit_fps)),
         "calls": float(log.counts(budget)["n_calls"]),
+        "s_per_1000_calls": 1000 * wall_seconds(log_path.parent) / max(log.counts(budget)["n_calls"], 1),
     }
 
 
@@ -137,7 +151,7 @@ def markdown(data: dict, methods: list[Method], tasks: list[Task], budget: int, 
     lines += [f"| {name} | {value:.2f} | {src} |" for name, value, src in PUBLISHED]
     lines.append("")
     for key in METRICS[1:]:
-        digits = 0 if key in ("yield", "circles") else 3
+        digits = 0 if key in ("yield", "circles", "s_per_1000_calls") else 3
         lines += [f"## {LABELS[key]}", "", "| task | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
         for t in tasks:
             lines.append(f"| {t.name} | " + " | ".join(

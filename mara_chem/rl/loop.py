@@ -46,7 +46,16 @@ from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.resume import RunDirError, RunFolder
 from mara_chem.rl.step_samples import StepSamples, first_occurrences
 from mara_chem.rl.strategies import build_strategy
-from mara_chem.rl.summary import TENSORBOARD_SCALARS, HitTracker, StepRecord, SummaryCsv, mean_scored, progress_line
+from mara_chem.rl.summary import (
+    HitTracker,
+    StepRecord,
+    SummaryCsv,
+    TensorBoardScalars,
+    endpoint_union,
+    mean_scored,
+    progress_line,
+    stage_summary,
+)
 from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock
 from mara_chem.run_folder.run_record import Change, describe, write_run_record
 from mara_chem.scoring.scorer import Scorer
@@ -73,15 +82,6 @@ class RunResult:
     hit_scaffolds: int
     stop_reason: str
     interrupted_by: str | None = None  # "SIGINT" or "SIGTERM" when a signal stopped the run at a step boundary
-
-
-def _endpoint_union(stages: list[Stage]) -> list[str]:
-    names: list[str] = []
-    for stage in stages:
-        for entry in stage.scoring.component:
-            for spec in entry.values():
-                names.extend(ep.name for ep in spec.endpoint if ep.name not in names)
-    return names
 
 
 @contextmanager
@@ -111,7 +111,7 @@ class StagedLearning:
             self.device = resolve_device(config.device)
         except DeviceError as exc:
             raise RunDirError(str(exc)) from None
-        self.endpoints = _endpoint_union(config.stage)
+        self.endpoints = endpoint_union(config.stage)
         self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
         self.folder = RunFolder(config, self.oracle_log)
         changes = [] if overwrite else self.folder.resume_changes()
@@ -164,7 +164,7 @@ class StagedLearning:
         self.filter_stage: int | None = None  # the stage whose filter settings built self.filter
         self.memory = self._new_memory()
         self.hits = HitTracker(p.hit_threshold)
-        self._tb = None
+        self.tensorboard = TensorBoardScalars(self.config.tb_logdir)
         self._stop_signal: str | None = None
 
     def _open_run_dir(self, overwrite: bool, changes: list[Change], state: dict[str, Any] | None) -> None:
@@ -213,13 +213,13 @@ class StagedLearning:
         self.history = [StepRecord(**r) for r in state["history"]]
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
-        self._summary_csv(self.stage_index).truncate_after(self.global_step)
+        stage_summary(self.config, self.stage_index).truncate_after(self.global_step)
         self._say(f"resuming {self.run_dir} at stage {self.stage_index + 1}, step {self.global_step}")
 
     def _restart_from_log(self) -> None:
         """No checkpoint yet (killed before the first): start again; logged calls come from the log, unpaid."""
         for index in range(len(self.config.stage)):
-            self._summary_csv(index).truncate_after(0)
+            stage_summary(self.config, index).truncate_after(0)
         self._say(f"{self.run_dir} has an oracle log but no checkpoint yet: starting again from step 0; "
                   f"the {len(self.oracle_log.read())} calls in {LOG_NAME} are reused, not paid again")
 
@@ -237,12 +237,6 @@ class StagedLearning:
             "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._file_digests,
         })
 
-    def _summary_csv(self, stage_index: int) -> SummaryCsv:
-        """``summary_<N>.csv`` of a stage: its own endpoints; a Scaffold column when it has a diversity filter."""
-        stage = self.config.stage[stage_index]
-        return SummaryCsv(Path(f"{self.config.parameters.summary_csv_prefix}_{stage_index + 1}.csv"),
-                          _endpoint_union([stage]), scaffold=self.config.filter_for(stage) is not None)
-
     # --- the run ------------------------------------------------------------------------------------------
     def run(self, stop_on_signals: bool = False) -> RunResult:
         """Run (or continue) every stage. ``stop_on_signals`` (the CLI): SIGINT/SIGTERM end the run at the next
@@ -259,8 +253,7 @@ class StagedLearning:
                     if self._stop_signal:
                         break
         finally:
-            if self._tb is not None:
-                self._tb.close()
+            self.tensorboard.close()
             self._lock.release()
         calls = len(self.oracle_log.read())
         return RunResult(self.run_dir, self.global_step, calls, len(self.hits.hits), len(self.hits.scaffolds),
@@ -286,7 +279,7 @@ class StagedLearning:
         scorer = Scorer(stage.scoring)
         oracle = Oracle(scorer, self.oracle_log, index + 1, stage.max_oracle_calls)
         oracle.restore(self.oracle_log.read())
-        summary = self._summary_csv(index)
+        summary = stage_summary(self.config, index)
         reason = "max_steps"
         try:
             while self.stage_step < stage.max_steps and not self._stop_signal:
@@ -348,7 +341,7 @@ class StagedLearning:
         )
         self.history.append(record)
         summary.append_step(samples, self.global_step)
-        self._log_scalars(record)
+        self.tensorboard.add(record)
         if not self.quiet and (self.global_step % self.progress_every == 0):
             self._say(progress_line(record, self.hits.threshold))
         return record
@@ -372,17 +365,6 @@ class StagedLearning:
                 if c and (every_row or (c in scored and scored[c].total >= threshold))}
 
     # --- outputs ------------------------------------------------------------------------------------------
-    def _log_scalars(self, r: StepRecord) -> None:
-        if not self.config.tb_logdir:
-            return
-        if self._tb is None:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self._tb = SummaryWriter(self.config.tb_logdir)
-        values = asdict(r)
-        for key in TENSORBOARD_SCALARS:
-            self._tb.add_scalar(key, values[key], r.step)
-
     def _say(self, text: str) -> None:
         if not self.quiet:
             print(text, file=sys.stderr, flush=True)

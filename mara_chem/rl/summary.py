@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +15,7 @@ import numpy as np
 from mara_chem.chem.smiles import SmilesState
 
 if TYPE_CHECKING:
+    from mara_chem.rl.config import RunConfig, Stage
     from mara_chem.rl.step_samples import StepSamples
 
 LEADING_COLUMNS = ("Agent", "Prior", "Target", "Score", "SMILES", "SMILES_state")  # then Scaffold, with a filter
@@ -88,6 +89,23 @@ class SummaryCsv:
         return rows
 
 
+def endpoint_union(stages: list[Stage]) -> list[str]:
+    """Every endpoint name of these stages' scoring, in first-seen order (the oracle log's columns)."""
+    names: list[str] = []
+    for stage in stages:
+        for entry in stage.scoring.component:
+            for spec in entry.values():
+                names.extend(ep.name for ep in spec.endpoint if ep.name not in names)
+    return names
+
+
+def stage_summary(config: RunConfig, stage_index: int) -> SummaryCsv:
+    """``summary_<N>.csv`` of a stage: its own endpoints; a Scaffold column when it has a diversity filter."""
+    stage = config.stage[stage_index]
+    return SummaryCsv(Path(f"{config.parameters.summary_csv_prefix}_{stage_index + 1}.csv"),
+                      endpoint_union([stage]), scaffold=config.filter_for(stage) is not None)
+
+
 def reinvent_number(value: float | None, decimals: int) -> str:
     """REINVENT's fixed-decimal format (a failed score is ``nan``, as REINVENT writes it); empty for a value
     that does not exist (a row the oracle budget left unscored)."""
@@ -127,6 +145,30 @@ class StepRecord:
 #: the StepRecord fields written to TensorBoard each step
 TENSORBOARD_SCALARS = ("calls_used", "valid_fraction", "duplicate_fraction", "mean_score", "best_score", "hits",
                        "hit_scaffolds", "loss", "seconds")
+
+
+class TensorBoardScalars:
+    """Each step's figures as TensorBoard scalars under ``tb_logdir`` (nothing without one; the writer, and so
+    tensorboard, only on the first step)."""
+
+    def __init__(self, logdir: str | None) -> None:
+        self.logdir = logdir
+        self._writer: Any = None
+
+    def add(self, record: StepRecord) -> None:
+        if not self.logdir:
+            return
+        if self._writer is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._writer = SummaryWriter(self.logdir)
+        values = asdict(record)
+        for key in TENSORBOARD_SCALARS:
+            self._writer.add_scalar(key, values[key], record.step)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
 
 
 def mean_scored(samples: StepSamples) -> float:

@@ -319,18 +319,19 @@ def state_dict_with_strategy(original: Callable) -> Callable:
     return get_state_dict
 
 
-#: the agent file's save dict as REINVENT loaded it (``create_adapter`` in training mode), for the resume above
+#: the save dict of the last model file ``run_staged_learning`` loaded, which is the agent's (it reads the prior
+#: first, then the agent, then sets up the reward strategy), for the resume above
 _loaded_agent_state: dict[str, Any] = {}
 
 
 def create_adapter_keeping_agent_state(original: Callable) -> Callable:
-    """REINVENT's ``create_adapter``; remembers the agent's save dict (REINVENT reads it once, keeps no copy)."""
+    """REINVENT's ``create_adapter`` in ``run_staged_learning``; remembers the save dict it read (REINVENT keeps
+    only the diversity filter from it)."""
 
     def create_adapter(dict_filename, mode, device):
         adapter, save_dict, model_type = original(dict_filename, mode, device)
-        if mode == "training":
-            _loaded_agent_state.clear()
-            _loaded_agent_state.update(save_dict)
+        _loaded_agent_state.clear()
+        _loaded_agent_state.update(save_dict)
         return adapter, save_dict, model_type
 
     create_adapter.__wrapped__ = original

@@ -65,3 +65,18 @@ def test_ips_memory_frequency_reads_the_memory_only_then():
     inputs = StrategyInputs(build_strategy(type="ips_dap", frequency="memory"))
     batch = inputs.build(rows([TOLUENE, PHENOL]), memory_smiles=lambda: [TOLUENE, TOLUENE])
     assert batch.outcome_freq.tolist() == pytest.approx([3 / 4, 1 / 4])
+
+
+def test_run_file_strategy_errors_list_the_types_and_name_beta():
+    from mara_chem.rl.config import ConfigError, load_run_config
+
+    def table(strategy: dict) -> dict:
+        return {"run_type": "staged_learning", "learning_strategy": strategy,
+                "parameters": {"prior_file": "moses-gru-2x256", "agent_file": "moses-gru-2x256"},
+                "stage": [{"max_steps": 1, "scoring": {"type": "geometric_mean", "component": [
+                    {"QED": {"endpoint": [{"name": "QED"}]}}]}}]}
+
+    with pytest.raises(ConfigError, match=r"unknown learning strategy 'MARA'; valid: .*ips_dap.*mara"):
+        load_run_config(table({"type": "MARA", "tau": 0.5}))
+    with pytest.raises(ConfigError, match=r"type 'rloo' takes beta.*sigma = 128 is beta = 0\.007812"):
+        load_run_config(table({"type": "rloo", "sigma": 128}))

@@ -180,7 +180,7 @@ class MaraReward(RLReward):
         batch = self.inputs.build(
             on_policy, replay,
             prior_samples=lambda n: -agent.likelihood_smiles(list(context.prior.model.sample(n)[1])),
-            anchor_pool=lambda: _anchor_pool(inception, agent_lls), memory_smiles=lambda: memory)
+            anchor_pool=lambda: _inception_pool(inception, agent_lls), memory_smiles=lambda: memory)
         out = self.strategy(batch)
         self.last_info = out.info
         self._optimizer.zero_grad()
@@ -212,7 +212,7 @@ def _as_tensor(values, like: torch.Tensor) -> torch.Tensor:
     return torch.as_tensor([float(v) for v in values], dtype=like.dtype, device=like.device)
 
 
-def _anchor_pool(inception, like: torch.Tensor) -> AnchorPool | None:
+def _inception_pool(inception, like: torch.Tensor) -> AnchorPool | None:
     """MARA's ``batch+memory`` anchor pool: the inception memory's scores and prior log-likelihoods."""
     if inception is None or not len(inception):
         return None

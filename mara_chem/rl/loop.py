@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from mara_chem.atomic import write_text_atomic
 from mara_chem.chem.smiles import ParsedMolecules, murcko_scaffold
 from mara_chem.models.device import DeviceError, resolve_device
 from mara_chem.models.language_model import LanguageModel
@@ -63,10 +64,18 @@ from mara_chem.scoring.scorer import Scorer
 log = logging.getLogger(__name__)
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: steps in a row without a single valid SMILES after which the run stops: the agent has collapsed (rate 1e3
+#: ran 19 such steps and exited 0 with a broken agent)
+COLLAPSE_STEPS = 5
+VALIDITY_COLLAPSED = "validity collapsed"
 
 
-class RunInterrupted(Exception):
-    """A second SIGINT/SIGTERM while a step was still running: stop now (the log already holds every paid call)."""
+class RunInterrupted(BaseException):
+    """A second SIGINT/SIGTERM while a step was still running: stop now (the log already holds every paid call).
+
+    A BaseException, like KeyboardInterrupt, so that no ``except Exception`` on the way (a scoring component's
+    per-molecule guard, guacamol's own scoring function) can turn it into that molecule's failed score, which
+    the log would keep as a paid call (issue 23, item 1)."""
 
     def __init__(self, signal_name: str, step: int):
         super().__init__(f"stopped by {signal_name} during step {step + 1}")
@@ -117,6 +126,7 @@ class StagedLearning:
         changes = [] if overwrite else self.folder.resume_changes()
         self._build()
         state = None if overwrite else self.folder.checked_state(self._file_digests)
+        self.folder.check_no_foreign_summaries(overwrite)
         # --- every check passed: take the folder, then write ------------------------------------------------
         self._lock = RunLock(self.run_dir)
         try:
@@ -172,10 +182,17 @@ class StagedLearning:
         config = self.config
         if overwrite:
             self.folder.clear()
+        if config.json_out_config:  # after every check: a refused resume leaves nothing behind (issue 23, item 3)
+            out = Path(config.json_out_config)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(out, config.model_dump_json(indent=2) + "\n")
         write_run_record(self.run_dir, config.model_dump(mode="json"), changes,
                          state["global_step"] if state else 0)
         if changes:
             self._say(f"resuming with changes to the run file: {describe(changes)}")
+        added = self.oracle_log.extend_columns()
+        if added:
+            self._say(f"{LOG_NAME}: columns added for the new stages' endpoints {', '.join(added)}")
         self._repair_oracle_log()
         if state is not None:
             self._restore(state)
@@ -250,7 +267,7 @@ class StagedLearning:
                     if index > self.stage_index:
                         self._start_stage(index, stage)
                     self.stop_reason = self._run_stage(index, stage)
-                    if self._stop_signal:
+                    if self._stop_signal or self.stop_reason == VALIDITY_COLLAPSED:
                         break
         finally:
             self.tensorboard.close()
@@ -281,12 +298,20 @@ class StagedLearning:
         oracle.restore(self.oracle_log.read())
         summary = stage_summary(self.config, index)
         reason = "max_steps"
+        invalid_steps = 0  # consecutive steps without one valid SMILES
         try:
             while self.stage_step < stage.max_steps and not self._stop_signal:
                 if oracle.exhausted:
                     break
                 record = self._step(stage, oracle, summary)
                 if self._stop_signal:
+                    break
+                invalid_steps = invalid_steps + 1 if record.valid_fraction == 0 else 0
+                if invalid_steps >= COLLAPSE_STEPS:
+                    reason = VALIDITY_COLLAPSED
+                    log.warning("stage %d: no valid SMILES in %d steps in a row", index + 1, invalid_steps)
+                    self._say(f"stage {index + 1}: no valid SMILES in {invalid_steps} steps in a row: the agent has "
+                              "collapsed (learning rate too high?); stopping")
                     break
                 if self.global_step % self.config.parameters.checkpoint_every == 0:
                     self._checkpoint()

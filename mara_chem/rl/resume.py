@@ -10,7 +10,6 @@ oracle log's columns, and find a checkpoint made from the same prior and agent f
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,17 @@ from mara_chem.run_folder.oracle_log import OracleLogError
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from mara_chem.rl.config import RunConfig
 from mara_chem.rl.oracle import LOG_NAME, OracleLog
-from mara_chem.run_folder.run_record import CHANGES_JSON, RUN_JSON, Change, compare, describe, read_run_record
+from mara_chem.rl.summary import stage_summary
+from mara_chem.run_folder.run_record import (
+    CHANGES_JSON,
+    RUN_JSON,
+    Change,
+    RunRecordError,
+    compare,
+    describe,
+    read_changes,
+    read_run_record,
+)
 
 
 class RunDirError(RuntimeError):
@@ -37,7 +46,12 @@ class RunFolder:
 
     def resume_changes(self) -> list[Change]:
         """Accepted differences to the recorded run; refuses any other (read-only)."""
-        recorded = read_run_record(self.path)
+        try:
+            recorded = read_run_record(self.path)
+            read_changes(self.path)  # a torn history is refused here, not met halfway through the first write
+        except RunRecordError as exc:
+            raise RunDirError(f"{exc}: the run cannot be checked against its record; move the folder away or "
+                              "start again with --overwrite") from None
         if recorded is None:
             return []
         try:  # fill in keys a newer mara-chem added since the run started, with their defaults
@@ -48,8 +62,8 @@ class RunFolder:
         if refused:
             raise RunDirError(
                 f"{self.path} holds a run made from another run file; these keys differ from its {RUN_JSON}: "
-                f"{describe(refused)}. A resume may only raise max_oracle_calls or max_steps, add stages or change "
-                "device; use a new folder (summary_csv_prefix) or --overwrite")
+                f"{describe(refused)}. A resume may only raise max_oracle_calls or max_steps, add stages or move "
+                "outputs (device, tb_logdir, json_out_config, chkpt_file); use a new folder (summary_csv_prefix) or --overwrite")
         return allowed
 
     def checked_state(self, digests: dict[str, str]) -> dict[str, Any] | None:
@@ -57,8 +71,13 @@ class RunFolder:
         ``digests``: fingerprints of the prior and agent files as loaded now."""
         try:
             self.oracle_log.check_columns()
+            self.oracle_log.check_rows()
         except OracleLogError as exc:
             raise RunDirError(f"{exc}; use --overwrite to start again") from None
+        leftovers = [n for n in (LOG_NAME, CHECKPOINT_NAME) if (self.path / n).exists()]
+        if leftovers and not (self.path / RUN_JSON).exists():
+            raise RunDirError(f"{self.path} holds {' and '.join(leftovers)} but no {RUN_JSON}: the run cannot "
+                              "be checked against its record; move them away or start again with --overwrite")
         path = self.path / CHECKPOINT_NAME
         if not path.exists():
             return None
@@ -69,12 +88,43 @@ class RunFolder:
         if state["digests"] != digests:
             raise RunDirError(f"the prior or agent file changed since {path} was written; "
                               "restore the original files or start again with --overwrite")
+        paid: dict[int, int] = {}  # calls per stage when the checkpoint was written
+        for record in state["history"]:
+            paid[record["stage"]] = max(paid.get(record["stage"], 0), record["calls_used"])
+        logged = self.oracle_log.calls_on_disk()
+        if logged < sum(paid.values()):
+            raise RunDirError(f"{self.oracle_log.path} holds {logged} calls but {path} was written after "
+                              f"{sum(paid.values())}: the log was cut or replaced, and resuming would pay for "
+                              "those calls again; restore the log or start again with --overwrite")
         return state
 
     def clear(self) -> None:
-        """``--overwrite``: remove what a run writes (checkpoint, oracle log, run record, summaries, TensorBoard)."""
+        """--overwrite: delete the run's own files and the summaries its record names, nothing else (the run
+        folder may be the working directory; TensorBoard folders and other files are never removed)."""
         d = self.path
-        for name in [CHECKPOINT_NAME, LOG_NAME, RUN_JSON, CHANGES_JSON, *(f.name for f in d.glob("summary*.csv"))]:
-            (d / name).unlink(missing_ok=True)
-        if (d / "tb").exists():
-            shutil.rmtree(d / "tb")
+        for path in [*(d / n for n in (CHECKPOINT_NAME, LOG_NAME, CHANGES_JSON)), *self._own_summaries()]:
+            path.unlink(missing_ok=True)
+        (d / RUN_JSON).unlink(missing_ok=True)
+
+    def _own_summaries(self) -> list[Path]:
+        """Summary files this run wrote: those named by its record (run.json), else none (read-only)."""
+        try:
+            recorded = read_run_record(self.path)
+        except RunRecordError:  # a record is there but torn (--overwrite is the way out): this file's names
+            return [stage_summary(self.config, i).path for i in range(len(self.config.stage))]
+        if not recorded:
+            return []
+        prefix = recorded.get("parameters", {}).get("summary_csv_prefix", "summary")
+        return [Path(f"{prefix}_{i + 1}.csv") for i in range(len(recorded.get("stage", [])))]
+
+    def check_no_foreign_summaries(self, overwrite: bool) -> None:
+        """A new run (or --overwrite) would write summary files that no recorded run of this folder wrote:
+        refuse rather than append to, or later delete, someone else's file (issue 23, item 9)."""
+        if not overwrite and read_run_record(self.path) is not None:
+            return
+        own = {p.resolve() for p in self._own_summaries()}
+        paths = [stage_summary(self.config, i).path for i in range(len(self.config.stage))]
+        foreign = [str(p) for p in paths if p.exists() and p.resolve() not in own]
+        if foreign:
+            raise RunDirError(f"{', '.join(foreign)} already exist(s) and no recorded run of {self.path} wrote "
+                              "them; move them away or choose another summary_csv_prefix (they are never deleted)")

@@ -37,6 +37,12 @@ def torchvision_stand_in() -> list[str]:
 
 
 @pytest.fixture(scope="session")
+def torchvision_path() -> list[str]:
+    """What a child process needs on PYTHONPATH for torchvision: the stand-in folder where it is absent, else []."""
+    return torchvision_stand_in()
+
+
+@pytest.fixture(scope="session")
 def reinvent_rl():
     """REINVENT 4.8's RL run mode, or a skip naming why it is not importable (see scripts/setup_venv.sh).
     Where torchvision is absent, the test set-up's stand-in (tests/stand_ins) goes on the path first."""

@@ -350,7 +350,7 @@ def test_reinvent_order_quiet_and_the_strategy_speaks_in_reinvents_log(reinvent_
     assert capfd.readouterr().err == ""  # -q without -l: REINVENT's log stays out of the terminal
 
 
-def test_reinvents_own_command_runs_mara_with_the_hook_on(reinvent_prior, tmp_path):
+def test_reinvents_own_command_runs_mara_with_the_hook_on(reinvent_prior, tmp_path, torchvision_path):
     """The README's path for a REINVENT 4.8 user: mara-chem installed into REINVENT's environment and
     `mara-chem reinvent-hook on`; then REINVENT's own `reinvent` script runs ``type = "mara"``. The hook's
     .pth goes into a temporary site directory (not this environment's: other tests must not see it), which
@@ -360,8 +360,6 @@ def test_reinvents_own_command_runs_mara_with_the_hook_on(reinvent_prior, tmp_pa
     import shutil
     import subprocess
     import sys
-
-    from conftest import torchvision_stand_in
 
     from mara_chem.cli import main
 
@@ -376,7 +374,7 @@ def test_reinvents_own_command_runs_mara_with_the_hook_on(reinvent_prior, tmp_pa
     assert script, "REINVENT's console script is not installed next to this interpreter"
     child = ("import runpy, site, sys; site.addsitedir(sys.argv[1]); sys.argv = ['reinvent', *sys.argv[2:]]; "
              "runpy.run_path({script!r}, run_name='__main__')").format(script=script)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*torchvision_stand_in(), str(REPO)]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*torchvision_path, str(REPO)]))
     done = subprocess.run([sys.executable, "-c", child, str(site_dir), "-l", str(tmp_path / "run.log"), str(run_file)],
                           env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -6,6 +6,12 @@ the project's rule (``benchlab.calibration``: strict ≈ 0.5 %, lenient ≈ 2 % 
 it, rounded to 0.01). Writes the task files and ``calibration.md`` / ``calibration.json`` next to them.
 
     OMP_NUM_THREADS=1 nice -n 5 python benchmarks/calibrate_pmo.py
+
+The same objectives calibrated on another prior form their own task group (task names must be unique over
+the groups, so they carry a suffix): the ZINC 250k prior's set is
+
+    OMP_NUM_THREADS=1 nice -n 5 python benchmarks/calibrate_pmo.py --prior priors/zinc-gru-2x256.prior \
+        --out benchmarks/tasks/pmo_zinc --name-suffix _zinc
 """
 
 from __future__ import annotations
@@ -73,7 +79,7 @@ def scoring(objective: str) -> dict:
                                                       "params": {"objective": objective}}]}}]}
 
 
-def task_text(objective: str, cal: dict, prior: str, n: int, unique: int, seed: int) -> str:
+def task_text(objective: str, cal: dict, prior: str, n: int, unique: int, seed: int, suffix: str = "") -> str:
     """The task file: a comment with the calibration, the [task] table and the [scoring] section."""
     regions = REGIONS.get(objective, [])
     lines = [
@@ -87,7 +93,7 @@ def task_text(objective: str, cal: dict, prior: str, n: int, unique: int, seed: 
     if cal["note"]:
         lines.append(f"# {cal['note']}.")
     lines += ["# Written by benchmarks/calibrate_pmo.py (calibration.md); edit that script, not this file.", "",
-              "[task]", f'name = "{objective}"', f'description = "{DESCRIPTIONS[objective]}"',
+              "[task]", f'name = "{objective}{suffix}"', f'description = "{DESCRIPTIONS[objective]}"',
               f"thresholds = [{fmt(cal['lenient'])}, {fmt(cal['strict'])}]   # lenient, strict",
               f'regions = "{"nearest_reference" if regions else "none"}"']
     for name, smiles in regions:
@@ -126,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--objectives", nargs="+", default=list(DESCRIPTIONS))
     p.add_argument("--out", default=str(TASK_DIR / "pmo"), help="folder of the task files and the table")
+    p.add_argument("--name-suffix", default="", help="appended to each task name (a second calibration's group)")
     args = p.parse_args(argv)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -138,7 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         seconds = time.perf_counter() - start
         cal = calibrate(scores)
         rows.append({"objective": objective, "ms_per_molecule": 1000 * seconds / len(unique), "calibration": cal})
-        (out / f"{objective}.toml").write_text(task_text(objective, cal, args.prior, args.n, len(unique), args.seed))
+        (out / f"{objective}.toml").write_text(task_text(objective, cal, args.prior, args.n, len(unique), args.seed,
+                                                         args.name_suffix))
         print(f"{objective}: [{fmt(cal['lenient'])}, {fmt(cal['strict'])}] rates {cal['rate@lenient']:.2%} / "
               f"{cal['rate@strict']:.2%}, {rows[-1]['ms_per_molecule']:.2f} ms/mol {cal['note']}", flush=True)
     command = "python benchmarks/calibrate_pmo.py " + " ".join(sys.argv[1:] if argv is None else argv)

@@ -31,7 +31,7 @@ from benchlab.tasks import resolve_tasks  # noqa: E402
 from benchlab.variants import load_variants  # noqa: E402
 
 import mara_chem.chem.smiles as chem_smiles  # noqa: E402
-import mara_chem.metrics.oracle_log as oracle_log  # noqa: E402
+import mara_chem.run_folder.oracle_log as oracle_log  # noqa: E402
 import mara_chem.models.language_model as language_model  # noqa: E402
 import mara_chem.models.networks as networks  # noqa: E402
 import mara_chem.rl.diversity_filters as diversity_filters  # noqa: E402

@@ -16,7 +16,7 @@ from mara_chem.chem.smiles import MAX_ATOMS, MAX_SMILES_LENGTH, canonicalize, to
 from mara_chem.cli import main
 from mara_chem.metrics.compute import compute_metrics
 from mara_chem.metrics.diversity import FINGERPRINT_PRESETS, int_div1
-from mara_chem.metrics.oracle_log import OracleLogError, read_oracle_log
+from mara_chem.run_folder.oracle_log import OracleLogError, read_oracle_log
 
 HEADER = "call,step,smiles,score,qed,qed_raw,reason\n"
 GOOD = ["1,1,CCO,0.9,0.9,0.4,", "2,1,c1ccccc1O,0.5,0.5,0.5,", "3,1,CCN,,,,failed"]
@@ -67,7 +67,7 @@ def test_huge_chain_is_rejected_without_crashing() -> None:
     code = ("from mara_chem.chem.smiles import canonicalize, to_mol\n"
             "import mara_chem.scoring.components\n"
             "from mara_chem.scoring.component import build_component\n"
-            "from mara_chem.metrics.oracle_log import unique_molecules\n"
+            "from mara_chem.run_folder.oracle_log import unique_molecules\n"
             "s = 'C' * 20000\n"
             "assert to_mol(s) is None and canonicalize(s) is None\n"
             "r = build_component('QED')([s, 'CCO'])\n"

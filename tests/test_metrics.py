@@ -10,7 +10,7 @@ import pytest
 
 from mara_chem.metrics.auc import top_k_auc, top_k_mean
 from mara_chem.metrics.collapse import batch_duplicates, duplicate_fraction, scaffold_stats
-from mara_chem.metrics.oracle_log import Molecule, read_oracle_log, unique_molecules
+from mara_chem.run_folder.oracle_log import Molecule, read_oracle_log, unique_molecules
 from mara_chem.metrics.yield_ob import hits, oracle_burden, yield_count
 
 HEADER = "call,step,smiles,score,qed,qed_raw,reason\n"

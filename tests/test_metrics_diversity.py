@@ -103,3 +103,16 @@ def test_circle_centres_over_prefixes_equal_repacking_each_prefix() -> None:
     assert 1 < prefix[-1] < len(smiles)  # the set discriminates: neither one circle nor all
     seeded = circle_centres(fps, seed=3)
     assert int(seeded.sum()) == n_circles_fps(fps, seed=3)
+
+
+def test_pmo_diversity_is_the_mean_distance_over_distinct_pairs():
+    from rdkit import DataStructs
+
+    from mara_chem.metrics.diversity import fingerprints, mean_pairwise_distance_fps
+
+    smiles = ["CCO", "c1ccccc1", "CCN", "CC(=O)O"]
+    fps = fingerprints(smiles)
+    pairs = [1 - DataStructs.TanimotoSimilarity(fps[i], fps[j]) for i in range(4) for j in range(i + 1, 4)]
+    assert mean_pairwise_distance_fps(fps) == pytest.approx(sum(pairs) / 6)
+    assert mean_pairwise_distance_fps(fps[:1]) is None
+    assert mean_pairwise_distance_fps([fps[0], fps[0]]) == 0.0

@@ -9,7 +9,7 @@ import pytest
 from rdkit import Chem
 
 from mara_chem.cli import main
-from mara_chem.metrics.oracle_log import read_oracle_log
+from mara_chem.run_folder.oracle_log import read_oracle_log
 from mara_chem.report import circles_curve, hits_curve, score_per_step, write_report
 
 HEADER = "call,step,smiles,score,qed,qed_raw,reason\n"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchlab.tasks import Task
-from benchlab.variants import Variant
+from benchlab.variants import Harness, Variant
 
 from mara_chem.data.moses import sha256_of
 
@@ -48,16 +48,19 @@ class Job:
         return f"{self.task.name}/{self.strategy}/seed{self.seed}"
 
 
-def filter_config(task: Task) -> dict[str, Any]:
-    """The diversity filter of every job: its ``minscore`` is the task's lenient threshold, so every hit at
-    either threshold enters the scaffold buckets (REINVENT's default 0.4 would hide hits below 0.4)."""
-    return {"type": "IdenticalMurckoScaffold", "bucket_size": 10, "minscore": task.lenient}
+def filter_config(task: Task, harness: Harness = Harness()) -> dict[str, Any] | None:
+    """The scaffold filter of the harness: its ``minscore`` is the task's lenient threshold, so every hit at
+    either threshold enters the scaffold buckets (REINVENT's default 0.4 would hide hits below 0.4); None
+    when the harness runs without a filter."""
+    if harness.diversity_filter == "none":
+        return None
+    return {"type": "IdenticalMurckoScaffold", "bucket_size": harness.bucket_size, "minscore": task.lenient}
 
 
 def run_config(job: Job) -> dict[str, Any]:
-    """The staged-learning run dict of one job (REINVENT 4 layout; the same harness for every variant)."""
-    task = job.task
-    return {
+    """The staged-learning run dict of one job (REINVENT 4 layout; the harness is the variant's)."""
+    task, harness = job.task, job.variant.harness
+    cfg = {
         "run_type": "staged_learning",
         "device": "cpu",
         "seed": job.seed,
@@ -68,13 +71,16 @@ def run_config(job: Job) -> dict[str, Any]:
             "checkpoint_every": 10,
         },
         "learning_strategy": job.variant.options(task),
-        "diversity_filter": filter_config(task),
-        "inception": {"memory_size": 100, "sample_size": 10},
+        "diversity_filter": filter_config(task, harness),
+        "inception": {"memory_size": harness.memory_size, "sample_size": harness.sample_size},
         # max_score = 1.0 and min_steps = max_steps: the stage ends on the oracle budget (or, for a policy that
         # only repeats itself, on max_steps), never on REINVENT's mean-score rule
         "stage": [{"max_steps": job.max_steps, "min_steps": job.max_steps, "max_score": 1.0,
                    "max_oracle_calls": job.budget, "scoring": task.scoring}],
     }
+    if cfg["diversity_filter"] is None:
+        del cfg["diversity_filter"]
+    return cfg
 
 
 @lru_cache(maxsize=64)

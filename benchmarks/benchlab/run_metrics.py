@@ -71,7 +71,7 @@ def _metric_code_sha256() -> str:
 
 
 def _cache_key(job: Job, ob_n: int, circle_seed: int | None) -> str:
-    from mara_chem.metrics.oracle_log import LOG_NAME
+    from mara_chem.run_folder.oracle_log import LOG_NAME
 
     parts = [hashlib.sha256((job.run_dir / LOG_NAME).read_bytes()).hexdigest(),
              hashlib.sha256((job.run_dir / DONE_NAME).read_bytes()).hexdigest(),

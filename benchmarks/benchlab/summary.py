@@ -103,7 +103,8 @@ def summarize(jobs: Sequence[Job], tasks: Sequence[Task], variants: Sequence[Var
             "batch_size": max((job.batch_size for job in jobs), default=0),
             "circle_order": order,
             "filters": {t.name: filter_config(t) for t in tasks},
-            "variants": {v.name: {"label": v.label, **{t.name: v.options(t) for t in tasks}} for v in variants},
+            "variants": {v.name: {"label": v.label, "harness": v.harness.model_dump(),
+                                   **{t.name: v.options(t) for t in tasks}} for v in variants},
             "priors": _priors_used(records, out),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, torch threads per worker 1",
             "planned": [j.key for j in jobs], "summary": summary, "runs": rows}

@@ -232,7 +232,20 @@ def provenance(info: dict[str, Any], tasks: Sequence[Task], variants: Sequence[V
         lines.append(f"| {t.name} | {t.lenient} | {t.strict} | {f['type']}, bucket {f['bucket_size']}, "
                      f"minscore {f['minscore']} | {opts or '–'} |")
     lines.append("")
+    own = [v for v in variants if not v.harness.is_default]
+    if own:
+        lines.append("Variants with their own harness (the filter above, replay memory 100 / sample 10 otherwise):")
+        lines.append("")
+        lines += [f"- {v.name}: {harness_text(v)}" for v in own]
+        lines.append("")
     return lines
+
+
+def harness_text(variant: Variant) -> str:
+    """One line describing a variant's harness."""
+    h = variant.harness
+    flt = "no diversity filter" if h.diversity_filter == "none" else f"scaffold filter, bucket {h.bucket_size}"
+    return f"{flt}, replay memory {h.memory_size} / sample {h.sample_size}"
 
 
 def results_markdown(info: dict[str, Any], tasks: Sequence[Task], variants: Sequence[Variant],

@@ -8,15 +8,36 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from benchlab.tasks import Task
 
 VARIANTS_FILE = Path(__file__).resolve().parents[1] / "variants.toml"
 BASELINE = "dap"
 THRESHOLD_REFS = ("@strict", "@lenient")
+
+
+class Harness(BaseModel):
+    """What surrounds the strategy in a run: diversity filter, replay memory, augmentation.
+
+    The defaults are the lab's REINVENT-style harness (scaffold filter with bucket 10 and minscore = the task's
+    lenient threshold, replay memory 100 / sample 10), so a variant without a ``harness`` table runs exactly as
+    before and keeps its configuration fingerprint. PMO's REINVENT runs ``diversity_filter = "none"`` with
+    ``sample_size = 24``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    diversity_filter: Literal["scaffold", "none"] = "scaffold"
+    bucket_size: int = Field(10, ge=1)
+    memory_size: int = Field(100, ge=0)
+    sample_size: int = Field(10, ge=0)
+
+    @property
+    def is_default(self) -> bool:
+        return self == Harness()
 
 
 class Variant(BaseModel):
@@ -28,6 +49,7 @@ class Variant(BaseModel):
     label: str
     color: str | None = None
     learning_strategy: dict[str, Any]
+    harness: Harness = Harness()
 
     def options(self, task: Task) -> dict[str, Any]:
         """The ``[learning_strategy]`` table for ``task`` (threshold references replaced by numbers)."""

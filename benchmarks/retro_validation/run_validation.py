@@ -24,7 +24,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
 from mara_chem.scoring.docking.executors import build_executor  # noqa: E402
-from mara_chem.scoring.retro.search import RetroSettings, RetroWorker, RouteOutcome  # noqa: E402
+from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome  # noqa: E402
+from mara_chem.scoring.retro.settings import RetroSettings  # noqa: E402
 
 GROUPS = {"amide_drug": "drugs, last step an amide coupling", "drug": "drugs, other short last step",
           "natural_product": "complex natural products"}

@@ -14,7 +14,7 @@ import heapq
 import math
 from collections.abc import Sequence
 
-from mara_chem.metrics.oracle_log import Molecule
+from mara_chem.run_folder.oracle_log import Molecule
 
 
 def top_k_mean(scores: Sequence[float], k: int = 10) -> float:

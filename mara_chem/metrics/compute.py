@@ -11,9 +11,9 @@ from rdkit.DataStructs import ExplicitBitVect
 from mara_chem.metrics.auc import top_k_auc
 from mara_chem.metrics.collapse import batch_duplicates, scaffold_stats
 from mara_chem.metrics.diversity import CIRCLE_DISTANCE, FingerprintSpec, fingerprints, int_div1_fps, n_circles_fps
-from mara_chem.metrics.oracle_log import LogTable, Molecule, read_oracle_log
+from mara_chem.run_folder.oracle_log import LogTable, Molecule, read_oracle_log
 from mara_chem.metrics.yield_ob import hits, oracle_burden
-from mara_chem.rl.run_record import read_run_record
+from mara_chem.run_folder.run_record import read_run_record
 
 CONVENTIONS = {
     "oracle_call": "1-based index of the log row; invalid SMILES, repeats and failed scores still occupy calls",

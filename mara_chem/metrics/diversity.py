@@ -57,6 +57,18 @@ def int_div1_fps(fps: Sequence[ExplicitBitVect]) -> float | None:
     return float(1.0 - (n + 2.0 * off_diagonal) / (n * n))
 
 
+def mean_pairwise_distance_fps(fps: Sequence[ExplicitBitVect]) -> float | None:
+    """PMO's diversity (TDC's ``diversity`` evaluator): mean Tanimoto distance 1 − T_ij over the pairs i < j.
+
+    Unlike IntDiv1 the diagonal is left out, so one molecule has no value (None), and two identical ones 0.
+    """
+    n = len(fps)
+    if n < 2:
+        return None
+    total = sum(sum(DataStructs.BulkTanimotoSimilarity(fps[i], list(fps[i + 1:]))) for i in range(n - 1))
+    return float(1.0 - total / (n * (n - 1) / 2))
+
+
 def int_div1(smiles: Sequence[str], spec: FingerprintSpec = FingerprintSpec()) -> float | None:
     """IntDiv1 of a set of SMILES (see ``int_div1_fps``)."""
     return int_div1_fps(fingerprints(smiles, spec))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from mara_chem.metrics.oracle_log import Molecule
+from mara_chem.run_folder.oracle_log import Molecule
 
 
 def is_hit(score: float, threshold: float) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mara_chem.metrics.compute import MetricOptions, compute_metrics
-from mara_chem.metrics.oracle_log import LogTable, read_oracle_log
+from mara_chem.run_folder.oracle_log import LogTable, read_oracle_log
 from mara_chem.metrics.table import html_table
 from mara_chem.metrics.yield_ob import hits
 from mara_chem.report import plots
@@ -14,7 +14,7 @@ from mara_chem.report.molecules import grid_png, hits_frame, top_hits_table, wri
 from mara_chem.report.objective import objective_html, pose_files, pose_index
 from mara_chem.report.page import img_tag, page, section
 from mara_chem.report.routes import routes_section
-from mara_chem.rl.run_record import read_run_record
+from mara_chem.run_folder.run_record import read_run_record
 
 
 def _plot_section(log: LogTable, threshold: float, budget: int, opts: MetricOptions) -> str:

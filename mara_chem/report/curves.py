@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from mara_chem.metrics.diversity import CIRCLE_DISTANCE, FingerprintSpec, circle_centres, fingerprints, n_circles_fps
-from mara_chem.metrics.oracle_log import LogTable, Molecule, unique_molecules
+from mara_chem.run_folder.oracle_log import LogTable, Molecule, unique_molecules
 from mara_chem.metrics.yield_ob import hits
 
 LogLike = LogTable | pd.DataFrame

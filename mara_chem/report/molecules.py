@@ -13,7 +13,7 @@ from rdkit import Chem
 from rdkit.Chem import Draw
 
 from mara_chem.chem.smiles import murcko_scaffold, to_mol
-from mara_chem.metrics.oracle_log import Molecule
+from mara_chem.run_folder.oracle_log import Molecule
 
 
 def hits_frame(found: Sequence[Molecule], log_df: pd.DataFrame | None = None) -> pd.DataFrame:

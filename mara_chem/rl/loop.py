@@ -4,8 +4,8 @@ filter -> replay -> loss -> step.
 The loop owns the optimiser, the oracle, the filters and the replay memory; the learning strategy only
 turns tensors into a loss. Stops on max_steps, max_score or the oracle budget, and never exceeds the budget.
 
-Run-folder safety: one writer per folder (:mod:`mara_chem.rl.run_lock`); a resume must describe the same run
-(:mod:`mara_chem.rl.run_record`) and every check happens before anything in the folder is written; the
+Run-folder safety: one writer per folder (:mod:`mara_chem.run_folder.run_lock`); a resume must describe the same run
+(:mod:`mara_chem.run_folder.run_record`) and every check happens before anything in the folder is written; the
 oracle log is the source of truth, so a run killed at any moment resumes without losing or re-paying calls
 (no checkpoint yet: the run starts again and takes the logged calls from the log); SIGINT/SIGTERM stop the
 run at the next step boundary with a checkpoint.
@@ -32,7 +32,7 @@ import torch
 from pydantic import ValidationError
 
 from mara_chem.chem.smiles import ParsedMolecules, SmilesState, canonicalize, murcko_scaffold
-from mara_chem.metrics.oracle_log import OracleLogError
+from mara_chem.run_folder.oracle_log import OracleLogError
 from mara_chem.models.device import DeviceError, resolve_device
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.prior_file import load_prior, weights_digest
@@ -51,8 +51,8 @@ from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
 from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, recover_torn_line, scores_array
 from mara_chem.rl.outcomes import OutcomeTracker
 from mara_chem.rl.replay import ReplayMemory
-from mara_chem.rl.run_lock import RunFolderBusy, RunLock
-from mara_chem.rl.run_record import CHANGES_JSON, RUN_JSON, Change, compare, describe, read_run_record, write_run_record
+from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock
+from mara_chem.run_folder.run_record import CHANGES_JSON, RUN_JSON, Change, compare, describe, read_run_record, write_run_record
 from mara_chem.rl.strategies import StrategyBatch, build_strategy
 from mara_chem.rl.strategies.base import MaraOptions
 from mara_chem.rl.strategies.policy_gradient import PolicyGradientParams

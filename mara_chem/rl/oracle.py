@@ -1,4 +1,4 @@
-"""Oracle budget and cache on top of the oracle log (:mod:`mara_chem.metrics.oracle_log`).
+"""Oracle budget and cache on top of the oracle log (:mod:`mara_chem.run_folder.oracle_log`).
 
 One oracle call is the first scoring of a new valid canonical SMILES within a stage; repeats come from the
 cache for free. Call numbers are global: contiguous across stages, each stage charged against its own
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mara_chem.metrics.oracle_log import LOG_NAME, OracleLog, TornLine, format_value, parse_value
+from mara_chem.run_folder.oracle_log import LOG_NAME, OracleLog, TornLine, format_value, parse_value
 from mara_chem.scoring.scorer import Scorer
 
 __all__ = ["LOG_NAME", "Oracle", "OracleLog", "Scored", "log_row", "recover_torn_line", "scores_array"]

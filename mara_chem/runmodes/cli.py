@@ -7,11 +7,11 @@ import json
 import sys
 from pathlib import Path
 
-from mara_chem.rl import cli as staged_cli
+from mara_chem.runmodes import staged_cli
 
 
 def _is_staged(path: Path) -> bool:
-    """Staged-learning files go to ``mara_chem.rl.cli`` whole (its validation and preflight checks)."""
+    """Staged-learning files go to ``mara_chem.runmodes.staged_cli`` whole (its validation and preflight checks)."""
     from mara_chem.runmodes.config import peek_run_type
 
     return peek_run_type(path) in (None, "staged_learning")

@@ -25,6 +25,11 @@ trajectory-balance loss is minimised by the target under any sampling weights wi
 variant keeps DAP's well-defined target while no longer letting frequent molecules dominate the update.
 Without log Z the weighted loss is biased (the unnormalised target then fixes
 log G̃(o) − log π(o) ∝ π(o) instead of a constant), hence ``ips_dap`` defaults to ``learn_log_z = true``.
+
+Likelihood penalty (``likelihood_penalty = c``, off by default): the regulariser of the original REINVENT code
+that PMO's REINVENT runs with c = 5,000, loss += c·mean_i(−1/log π_θ(y_i)) over every row (replay rows
+included). −1/log π grows without bound as log π → 0, so it pushes back against sequences the agent makes
+almost surely, a brake on collapse that changes the fixed point (docs/strategies.md, "DAP").
 """
 
 from __future__ import annotations
@@ -71,6 +76,11 @@ def dap_loss(
     return _weighted_mean(residual.pow(2), weights)
 
 
+def likelihood_penalty(agent_logp: torch.Tensor, coefficient: float) -> torch.Tensor:
+    """c·mean_i(−1/log π_θ(y_i)): original REINVENT's penalty on sequences the agent makes almost surely."""
+    return coefficient * (-1.0 / agent_logp).mean()
+
+
 def closed_form_log_z(
     agent_logp: torch.Tensor,
     prior_logp: torch.Tensor,
@@ -92,6 +102,7 @@ class DAPParams(MaraOptions, IpsOptions, StrategyParams):
     log_z_estimate: Literal["parameter", "batch"] = "parameter"
     log_z_lr: float | None = Field(None, gt=0.0)
     log_z_init: float | None = None
+    likelihood_penalty: float = Field(0.0, ge=0.0)
 
     @model_validator(mode="after")
     def _check_log_z(self) -> DAPParams:
@@ -153,6 +164,10 @@ class DAP(LearningStrategy, name="dap"):
             info["ips_distinct_fraction"] = float(weights[batch.on_policy].sum() / max(int(batch.on_policy.sum()), 1))
         log_z = self._log_z(batch, rewards, weights)
         loss = dap_loss(batch.agent_logp, batch.prior_logp, rewards, self.params.sigma, log_z, weights)
+        if self.params.likelihood_penalty:
+            penalty = likelihood_penalty(batch.agent_logp, self.params.likelihood_penalty)
+            info["likelihood_penalty"] = float(penalty.detach())
+            loss = loss + penalty
         targets = dap_targets(batch.prior_logp, rewards, self.params.sigma)
         if log_z is not None:
             info["log_z"] = float(log_z.detach())

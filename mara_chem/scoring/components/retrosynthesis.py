@@ -34,15 +34,8 @@ from mara_chem.scoring.docking.executors import (
     map_with_cache,
 )
 from mara_chem.scoring.retro.cache import RouteCache
-from mara_chem.scoring.retro.search import (
-    ALGORITHMS,
-    CATALOGS,
-    REACTION_SETS,
-    RetroSettings,
-    RetroWorker,
-    RouteOutcome,
-    canonical_smiles_list,
-)
+from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome, canonical_smiles_list
+from mara_chem.scoring.retro.settings import ALGORITHMS, CATALOGS, REACTION_SETS, RetroSettings
 
 log = logging.getLogger(__name__)
 

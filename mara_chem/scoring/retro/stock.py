@@ -23,7 +23,7 @@ from rdkit.Chem import AllChem
 from syntheseus.interface.molecule import Molecule
 from syntheseus.search.mol_inventory import BaseMolInventory
 
-from mara_chem.scoring.retro.search import CATALOGS, REAGENTS
+from mara_chem.scoring.retro.settings import CATALOGS, REAGENTS
 
 
 class BloomStock(BaseMolInventory):

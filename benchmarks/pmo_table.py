@@ -1,0 +1,185 @@
+"""The PMO table: per task and method, AUC top-10, top-10/top-100 means, top-100 diversity, Yield, #Circles.
+
+Every number comes from each run's oracle log through mara-chem's metric functions, whoever made the run
+(mara-chem's runner, the Mol GA peer, the REINVENT 4.8 peer), so the methods are counted by one implementation.
+A method is ``LABEL=ROOT:VARIANT``: its runs are ``ROOT/<task>/<VARIANT>/seed<k>/oracle_log.csv``. Sums are over
+the tasks of each seed (PMO's "sum" row), so a seed enters only where it ran on every task; p values are
+two-sided Welch t-tests over those per-seed sums (and per-seed AUCs per task).
+
+    python benchmarks/pmo_table.py --tasks pmo_zinc --budget 10000 --out benchmarks/results/pmo \\
+        --method "mara-chem=runs/pmo:pmo_ips_dap_scaffold_window" --method "REINVENT 4.8=runs/peers:reinvent_pmo" ...
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchlab package sits next to this file
+
+from benchlab.stats import welch_p  # noqa: E402
+from benchlab.tasks import Task, resolve_tasks  # noqa: E402
+
+from mara_chem.metrics.auc import top_k_auc, top_k_mean  # noqa: E402
+from mara_chem.metrics.diversity import fingerprints, mean_pairwise_distance_fps, n_circles_fps  # noqa: E402
+from mara_chem.run_folder.oracle_log import read_oracle_log  # noqa: E402
+from mara_chem.metrics.yield_ob import hits  # noqa: E402
+
+#: published sums of the mean AUC top-10 over the 20 PMO objectives that run offline (issue 19's anchors)
+PUBLISHED = [
+    ("REINVENT (PMO paper)", 11.59, "Gao et al. 2022, as reprinted in f-RAG's Table 1"),
+    ("Graph GA (PMO paper)", 11.44, "same"),
+    ("REINVENT, PyTDC 0.4.0 re-run", 12.56, "Genetic GFN, Table 1"),
+    ("Mol GA, tuned", 13.01, "Genetic GFN, Table 1"),
+    ("Genetic GFN", 13.59, "Genetic GFN, Table 1"),
+]
+METRICS = ("auc_top10", "top10", "top100", "diversity_top100", "yield", "circles", "s_per_1000_calls")
+LABELS = {"auc_top10": "AUC top-10", "top10": "top-10 mean", "top100": "top-100 mean",
+          "diversity_top100": "top-100 diversity", "yield": "Yield (strict)", "circles": "#Circles (strict)",
+          "s_per_1000_calls": "wall seconds per 1,000 oracle calls (2-core machine, shared)"}
+
+
+@dataclass(frozen=True)
+class Method:
+    label: str
+    root: Path
+    variant: str
+
+    @classmethod
+    def parse(cls, text: str) -> "Method":
+        label, sep, rest = text.partition("=")
+        root, sep2, variant = rest.rpartition(":")
+        if not (sep and sep2 and label and root and variant):
+            raise SystemExit(f"--method {text!r}: expected LABEL=ROOT:VARIANT")
+        return cls(label, Path(root), variant)
+
+
+#: the run records that carry a run's wall time: mara-chem's runner, the peers
+RECORD_NAMES = ("benchmark_run.json", "peer_run.json")
+
+
+def wall_seconds(run_dir: Path) -> float:
+    """The run's wall time from its record (NaN when it has none)."""
+    for name in RECORD_NAMES:
+        if (run_dir / name).exists():
+            return float(json.loads((run_dir / name).read_text()).get("wall_s", math.nan))
+    return math.nan
+
+
+def run_metrics(log_path: Path, task: Task, budget: int) -> dict[str, float]:
+    """The table's numbers for one run (docs/metrics.md conventions), and its cost (s per 1,000 calls)."""
+    log = read_oracle_log(log_path)
+    molecules = log.molecules(budget)
+    ranked = sorted(molecules, key=lambda m: (-(m.score if not math.isnan(m.score) else -math.inf), m.call))
+    top100 = [m for m in ranked[:100] if not math.isnan(m.score)]
+    found = hits(molecules, task.strict, budget)
+    hit_fps = fingerprints([m.smiles for m in found])
+    diversity = mean_pairwise_distance_fps(fingerprints([m.smiles for m in top100]))
+    return {
+        "auc_top10": top_k_auc(molecules, budget, log.counts(budget)["n_calls"]),
+        "top10": top_k_mean([m.score for m in molecules], 10),
+        "top100": top_k_mean([m.score for m in molecules], 100),
+        "diversity_top100": math.nan if diversity is None else diversity,
+        "yield": float(len(found)),
+        "circles": float(n_circles_fps(hit_fps)),
+        "calls": float(log.counts(budget)["n_calls"]),
+        "s_per_1000_calls": 1000 * wall_seconds(log_path.parent) / max(log.counts(budget)["n_calls"], 1),
+    }
+
+
+def collect(methods: list[Method], tasks: list[Task], budget: int) -> dict[str, dict[str, dict[int, dict]]]:
+    """method label -> task name -> seed -> metrics, for every run folder with an oracle log."""
+    out: dict[str, dict[str, dict[int, dict]]] = {}
+    for m in methods:
+        for t in tasks:
+            for log in sorted((m.root / t.name / m.variant).glob("seed*/oracle_log.csv")):
+                seed = int(re.sub(r"\D", "", log.parent.name))
+                out.setdefault(m.label, {}).setdefault(t.name, {})[seed] = run_metrics(log, t, budget)
+    return out
+
+
+def _cell(values: list[float], digits: int) -> str:
+    vals = [v for v in values if not math.isnan(v)]
+    if not vals:
+        return "–"
+    mean = float(np.mean(vals))
+    if len(vals) == 1:
+        return f"{mean:.{digits}f} (1 seed)"
+    return f"{mean:.{digits}f} ± {float(np.std(vals, ddof=1)):.{digits}f}"
+
+
+def seed_sums(runs: dict[str, dict[int, dict]], tasks: list[Task], key: str) -> dict[int, float]:
+    """Per seed, the sum over the tasks of ``key`` (only seeds run on every task)."""
+    seeds = set.intersection(*(set(runs.get(t.name, {})) for t in tasks)) if tasks else set()
+    return {s: sum(runs[t.name][s][key] for t in tasks) for s in sorted(seeds)}
+
+
+def markdown(data: dict, methods: list[Method], tasks: list[Task], budget: int, command: str) -> str:
+    labels = [m.label for m in methods if m.label in data]
+    lines = ["# PMO table", "", f"Generated by `{command}`. Budget {budget} oracle calls (unique valid molecules). "
+             "Cells: mean ± sample std over seeds; every number from the run's oracle log through mara-chem's "
+             "metric functions (docs/metrics.md). Yield and #Circles at each task's strict threshold.", ""]
+    lines += ["## AUC top-10", "", "| task | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    for t in tasks:
+        lines.append(f"| {t.name} | " + " | ".join(
+            _cell([r["auc_top10"] for r in data[l].get(t.name, {}).values()], 3) for l in labels) + " |")
+    sums = {l: seed_sums(data[l], tasks, "auc_top10") for l in labels}
+    lines.append("| **sum** (per-seed sums) | " + " | ".join(
+        f"**{_cell(list(sums[l].values()), 2)}** ({len(sums[l])} seeds)" if sums[l] else "incomplete"
+        for l in labels) + " |")
+    lines.append("")
+    if len(labels) > 1:
+        lines += ["Welch p of the per-seed AUC sums (row against column):", "",
+                  "| | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+        for a in labels:
+            cells = []
+            for b in labels:
+                p = welch_p(list(sums[a].values()), list(sums[b].values())) if a != b else math.nan
+                cells.append("–" if math.isnan(p) else f"{p:.3g}")
+            lines.append(f"| {a} | " + " | ".join(cells) + " |")
+        lines.append("")
+    lines += ["Published sums over the 20 offline objectives (other prior, oracle package versions PyTDC vs "
+              "guacamol 0.5.5; a guide, not a like-for-like comparison):", "",
+              "| method | sum | source |", "|---|---|---|"]
+    lines += [f"| {name} | {value:.2f} | {src} |" for name, value, src in PUBLISHED]
+    lines.append("")
+    for key in METRICS[1:]:
+        digits = 0 if key in ("yield", "circles", "s_per_1000_calls") else 3
+        lines += [f"## {LABELS[key]}", "", "| task | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+        for t in tasks:
+            lines.append(f"| {t.name} | " + " | ".join(
+                _cell([r[key] for r in data[l].get(t.name, {}).values()], digits) for l in labels) + " |")
+        lines.append("")
+    missing = [f"{l}: {t.name}" for l in labels for t in tasks if not data[l].get(t.name)]
+    if missing:
+        lines += ["## Missing", "", "No run yet for: " + "; ".join(missing) + ".", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--tasks", nargs="+", default=["pmo_zinc"])
+    p.add_argument("--method", action="append", required=True, help="LABEL=ROOT:VARIANT (repeat)")
+    p.add_argument("--budget", type=int, default=10_000)
+    p.add_argument("--out", type=Path, required=True)
+    args = p.parse_args(argv)
+    methods = [Method.parse(m) for m in args.method]
+    tasks = resolve_tasks(args.tasks)
+    data = collect(methods, tasks, args.budget)
+    command = "python benchmarks/pmo_table.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "pmo_table.md").write_text(markdown(data, methods, tasks, args.budget, command))
+    (args.out / "pmo_runs.json").write_text(json.dumps(data, indent=1, default=float))
+    print(f"wrote {args.out / 'pmo_table.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

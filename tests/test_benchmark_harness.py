@@ -1,0 +1,53 @@
+"""A variant's harness (diversity filter, replay memory) is part of its run file and of its fingerprint."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from test_benchmark_runner import PRIOR, _load_runner
+
+
+@pytest.fixture(scope="module")
+def runner():
+    return _load_runner()
+
+
+def _job(runner, variant, run_dir=Path("/tmp/x")):
+    task = runner.available_tasks()["zaleplon_mpo"]
+    return runner.Job(task, variant, 0, 10, str(PRIOR), run_dir)
+
+
+def test_default_harness_is_the_lab_harness_unchanged(runner) -> None:
+    cfg = runner.run_config(_job(runner, runner.variants["dap"]))
+    assert cfg["diversity_filter"] == {"type": "IdenticalMurckoScaffold", "bucket_size": 10, "minscore": 0.40}
+    assert cfg["inception"] == {"memory_size": 100, "sample_size": 10}
+
+
+def test_pmo_harness_runs_without_filter_and_replays_24(runner) -> None:
+    from mara_chem.rl.config import load_run_config
+
+    variant = runner.variants["pmo_dap"]
+    cfg = runner.run_config(_job(runner, variant))
+    assert "diversity_filter" not in cfg
+    assert cfg["inception"] == {"memory_size": 100, "sample_size": 24}
+    run = load_run_config(cfg)
+    assert run.filter_for(run.stage[0]) is None and run.inception.sample_size == 24
+    assert run.learning_strategy["likelihood_penalty"] == 5000
+
+
+def test_the_harness_enters_the_fingerprint(runner) -> None:
+    base = runner.variants["dap"]
+    other = base.model_copy(update={"harness": base.harness.model_copy(update={"sample_size": 24})})
+    assert runner.jobs.config_fingerprint(_job(runner, base))["sha256"] != \
+        runner.jobs.config_fingerprint(_job(runner, other))["sha256"]
+
+
+def test_an_unknown_harness_key_names_the_variant(runner, tmp_path: Path) -> None:
+    import benchlab.variants
+
+    bad = tmp_path / "variants.toml"
+    bad.write_text('[x]\nlabel = "x"\nlearning_strategy = { type = "dap" }\nharness = { filter = "none" }\n')
+    with pytest.raises(SystemExit, match=r"\[x\] harness.filter: Extra inputs are not permitted"):
+        benchlab.variants.load_variants(bad)

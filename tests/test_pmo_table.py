@@ -1,0 +1,56 @@
+"""The PMO table reads any method's oracle logs through mara-chem's metric functions (one implementation)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from mara_chem.run_folder.oracle_log import OracleLog
+
+REPO = Path(__file__).resolve().parents[1]
+TASK = REPO / "benchmarks" / "tasks" / "pmo" / "qed.toml"
+SMILES = ["CCO", "c1ccccc1O", "CC(=O)Nc1ccc(O)cc1", "CCN(CC)CC", "O=C(O)c1ccccc1O", "CCOC(=O)c1ccccc1"]
+
+
+def _table():
+    spec = importlib.util.spec_from_file_location("pmo_table", REPO / "benchmarks" / "pmo_table.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["pmo_table"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _write_log(run_dir: Path, scores: list[float]) -> None:
+    run_dir.mkdir(parents=True)
+    log = OracleLog(run_dir / "oracle_log.csv", ["qed"])
+    log.append([{"call": i + 1, "step": 1, "stage": 1, "smiles": s, "score": v, "qed": v, "qed_raw": v, "reason": ""}
+                for i, (s, v) in enumerate(zip(SMILES, scores))])
+
+
+def test_sums_cells_and_p_values(tmp_path: Path):
+    pmo = _table()
+    for seed, bump in ((0, 0.0), (1, 0.01), (2, 0.02)):
+        _write_log(tmp_path / "a" / "qed" / "v" / f"seed{seed}", [0.2 + bump, 0.5, 0.96, 0.3, 0.95, 0.1])
+        _write_log(tmp_path / "b" / "qed" / "w" / f"seed{seed}", [0.1 + bump, 0.2, 0.3, 0.3, 0.2, 0.1])
+    from benchlab.tasks import load_task  # on sys.path once pmo_table.py is loaded
+
+    task = load_task(TASK, "pmo")
+    methods = [pmo.Method.parse(f"A={tmp_path / 'a'}:v"), pmo.Method.parse(f"B={tmp_path / 'b'}:w")]
+    data = pmo.collect(methods, [task], budget=6)
+    a0 = data["A"]["qed"][0]
+    assert a0["top10"] == pytest.approx(sum([0.2, 0.5, 0.96, 0.3, 0.95, 0.1]) / 6)
+    assert a0["yield"] == 2.0  # 0.96 and 0.95 reach qed's strict threshold (0.945)
+    assert a0["calls"] == 6.0
+    assert pmo.seed_sums(data["A"], [task], "auc_top10") == {s: data["A"]["qed"][s]["auc_top10"] for s in (0, 1, 2)}
+    text = pmo.markdown(data, methods, [task], 6, "cmd")
+    assert "| **sum** (per-seed sums) |" in text and "Genetic GFN | 13.59" in text
+    assert "Welch p" in text
+
+
+def test_a_malformed_method_is_a_one_line_error():
+    pmo = _table()
+    with pytest.raises(SystemExit, match="expected LABEL=ROOT:VARIANT"):
+        pmo.Method.parse("just-a-label")

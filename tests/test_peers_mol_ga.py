@@ -16,7 +16,7 @@ sys.path.insert(0, str(REPO / "benchmarks" / "peers"))
 import mol_ga_peer  # noqa: E402
 import peer_run  # noqa: E402
 
-from mara_chem.metrics.oracle_log import read_oracle_log  # noqa: E402
+from mara_chem.run_folder.oracle_log import read_oracle_log  # noqa: E402
 
 pytest.importorskip("guacamol", reason="the PMO tasks score with guacamol (scripts/setup_venv.sh test installs it)")
 

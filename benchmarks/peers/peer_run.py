@@ -52,7 +52,7 @@ def resolve_task(name: str) -> Task:
 
 def prepare_run_dir(out: Path, overwrite: bool) -> None:
     """An empty (or new) run folder; a folder holding a previous run is refused unless ``overwrite``."""
-    from mara_chem.metrics.oracle_log import LOG_NAME
+    from mara_chem.run_folder.oracle_log import LOG_NAME
 
     used = [p for p in (out / LOG_NAME, out / RECORD_NAME) if p.exists()]
     if used and not overwrite:

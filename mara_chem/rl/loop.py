@@ -38,6 +38,7 @@ from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.prior_file import load_prior, weights_digest
 from mara_chem.models.tokenizer import UnknownTokenError
 from mara_chem.rl.agent_file import write_stage_agent
+from mara_chem.rl.augmentation import AugmentedMemory, StepUpdate
 from mara_chem.rl.checkpoint import (
     CHECKPOINT_NAME,
     CheckpointError,
@@ -201,6 +202,9 @@ class StagedLearning:
         self.filter_stage: int | None = None  # the stage whose filter settings built self.filter
         self.memory = self._new_memory()
         self.hits = HitTracker(p.hit_threshold)
+        self.augmentation = AugmentedMemory(p.augmentation_rounds, p.selective_memory_purge, self.agent, self.prior,
+                                            self.strategy, self.optimizer, self.rng, self._prior_sample_logp
+                                            ) if p.augmentation_rounds else None
         self._tb = None
         self._stop_signal: str | None = None
 
@@ -418,6 +422,7 @@ class StagedLearning:
         keep = np.array([c is None or c in scored for c in canon])  # valid but unscored (budget) rows drop out
         scores = np.nan_to_num(totals, nan=0.0)
         filtered = self.filter.apply([c if c in scored else None for c in canon], scores, self.global_step) if self.filter else scores
+        penalised = [c for c, s, f in zip(canon, scores, filtered) if c and f < s]  # by the filter: augmentation's purge
         if self.strategy.zero_batch_duplicates:  # REINVENT zeroes in-batch duplicates; IPS counts them instead
             filtered = np.where(np.array(states) == SmilesState.DUPLICATE, 0.0, filtered)
         # unique_sequences (REINVENT): a token sequence sampled twice enters the update once
@@ -425,6 +430,8 @@ class StagedLearning:
         loss, columns = self._update(sampled.tokens, canon, filtered, in_update, oracle, sampled.log_likelihood)
         if self.memory is not None:
             self.memory.add([c for c, k in zip(canon, keep) if c and k], [s for c, s, k in zip(canon, filtered, keep) if c and k])
+        if self.augmentation is not None:  # augmented memory: more updates on random SMILES, no oracle call
+            self.augmentation(self._step_update, self.memory, penalised)
         self.stage_step += 1
         self.global_step += 1
         for c in dict.fromkeys(c for c in canon if c and c in scored):
@@ -487,6 +494,8 @@ class StagedLearning:
         self.optimizer.zero_grad(set_to_none=True)
         out.loss.backward()
         self.optimizer.step()
+        if self.augmentation is not None:
+            self._step_update = StepUpdate(batch, out, kept_canon, tokens)
         # "Target" in the summary: DAP's target log-likelihood where the strategy has one, else its reward
         target = out.targets if out.targets is not None else out.rewards
         n = len(kept_canon)

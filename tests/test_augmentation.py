@@ -195,7 +195,9 @@ def test_options_are_validated(tmp_path: Path) -> None:
             load_run_config(config)
     config["parameters"]["augmentation_rounds"] = 0
     config["parameters"]["selective_memory_purge"] = False
-    with pytest.raises(ConfigError, match="selective_memory_purge given but augmentation_rounds = 0"):
+    with pytest.raises(ConfigError, match="selective_memory_purge = false given but augmentation_rounds = 0"):
         load_run_config(config)
-    config["parameters"]["augmentation_rounds"] = 1
+    config["parameters"]["selective_memory_purge"] = True  # the default, as a recorded run.json holds it
+    assert load_run_config(config).parameters.augmentation_rounds == 0
+    config["parameters"]["augmentation_rounds"], config["parameters"]["selective_memory_purge"] = 1, False
     assert load_run_config(config).parameters.selective_memory_purge is False

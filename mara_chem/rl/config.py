@@ -59,9 +59,10 @@ class Parameters(Section):
 
     @model_validator(mode="after")
     def _augmentation(self) -> "Parameters":
-        if "selective_memory_purge" in self.model_fields_set and not self.augmentation_rounds:
-            raise ValueError("selective_memory_purge given but augmentation_rounds = 0 (it belongs to augmented "
-                             "memory: set augmentation_rounds >= 1)")
+        # its default is accepted (a recorded run.json holds every key), another value would be ignored: refused
+        if not self.selective_memory_purge and not self.augmentation_rounds:
+            raise ValueError("selective_memory_purge = false given but augmentation_rounds = 0 (it belongs to "
+                             "augmented memory: set augmentation_rounds >= 1)")
         return self
 
     @model_validator(mode="after")

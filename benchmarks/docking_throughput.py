@@ -18,10 +18,10 @@ import platform
 import time
 from pathlib import Path
 
-from mara_chem.scoring.docking.executors import available_cores, build_executor
+from mara_chem.scoring.workers.executors import available_cores, build_executor
 from mara_chem.scoring.docking.ligand_prep import prepare_ligand
 from mara_chem.scoring.docking.targets import DockingTarget, resolve_target
-from mara_chem.scoring.docking.vina_runner import DockingSettings
+from mara_chem.scoring.docking.vina_runner import DockingSettings, VinaWorker
 
 REPO = Path(__file__).resolve().parents[1]
 CLPP = REPO.parent / "shared" / "data" / "receptors" / "clpp_7uvu" / "7uvu-2-monomers-pdbfixer.pdbqt"
@@ -76,7 +76,7 @@ def direct_vina(settings: DockingSettings, smiles: list[str]) -> tuple[float, fl
 
 def run_executor(name: str, settings: DockingSettings, smiles: list[str], workers: int) -> tuple[float, float, list]:
     """(start-up seconds, docking seconds, scores) for one executor and worker count."""
-    with build_executor(name, settings, n_workers=workers, timeout_s=3600.0) as executor:
+    with build_executor(name, settings, n_workers=workers, timeout_s=3600.0, worker_cls=VinaWorker) as executor:
         t0 = time.perf_counter()
         executor.start()
         t1 = time.perf_counter()

@@ -13,7 +13,6 @@ into these tables when imported; each table imports its built-ins module on firs
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from mara_chem.registry import Registry
@@ -21,14 +20,13 @@ from mara_chem.registry import Registry
 COMPONENTS: Registry[Any] = Registry("scoring component", "mara_chem.components", "mara_chem.scoring.components")
 TRANSFORMS: Registry[Any] = Registry("transform", "mara_chem.transforms", "mara_chem.scoring.transforms")
 AGGREGATORS: Registry[Any] = Registry("scoring type", "mara_chem.aggregators", "mara_chem.scoring.aggregation")
-FILTERS: Registry[Any] = Registry("diversity filter", "mara_chem.diversity_filters", "mara_chem.rl.diversity_filters")
+FILTERS: Registry[Any] = Registry("diversity filter", "mara_chem.diversity_filters", "mara_chem.rl.diversity_filters",
+                                  ignore_case=False)
 STRATEGIES: Registry[Any] = Registry(
     "learning strategy", "mara_chem.strategies", "mara_chem.rl.strategies", ignore_case=False
 )
 NETWORKS: Registry[Any] = Registry("model_type", "mara_chem.networks", "mara_chem.models.networks", ignore_case=False)
-EXECUTORS: Registry[Any] = Registry("executor", "mara_chem.executors", "mara_chem.scoring.docking.executors")
-#: benchmark tasks are data: an entry point names a task TOML file (a path, or a callable returning one)
-BENCHMARK_TASKS: Registry[Any] = Registry("benchmark task", "mara_chem.benchmark_tasks", ignore_case=False)
+EXECUTORS: Registry[Any] = Registry("executor", "mara_chem.executors", "mara_chem.scoring.workers.executors")
 
 FAMILIES: dict[str, Registry[Any]] = {
     "components": COMPONENTS,
@@ -38,17 +36,7 @@ FAMILIES: dict[str, Registry[Any]] = {
     "strategies": STRATEGIES,
     "networks": NETWORKS,
     "executors": EXECUTORS,
-    "benchmark_tasks": BENCHMARK_TASKS,
 }
-
-
-def benchmark_task_files() -> dict[str, Path]:
-    """Task files contributed by installed plugins, by task name (the benchmark runner adds its own folder)."""
-    files = {}
-    for name in BENCHMARK_TASKS.names():
-        item = BENCHMARK_TASKS.get(name)
-        files[name] = Path(item() if callable(item) else item)
-    return files
 
 
 def plugin_table(families: list[str] | None = None) -> list[tuple[str, str, str]]:

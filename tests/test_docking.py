@@ -19,9 +19,9 @@ pytest.importorskip("dimorphite_dl")  # the default protonation tool
 pytest.importorskip("dockstring")
 
 from mara_chem.scoring.components.docking import VinaDocking  # noqa: E402
-from mara_chem.scoring.docking.executors import build_executor  # noqa: E402
 from mara_chem.scoring.docking.targets import dockstring_target  # noqa: E402
-from mara_chem.scoring.docking.vina_runner import DockingSettings  # noqa: E402
+from mara_chem.scoring.docking.vina_runner import DockingSettings, VinaWorker  # noqa: E402
+from mara_chem.scoring.workers.executors import build_executor  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 CLPP = REPO.parent / "shared" / "data" / "receptors" / "clpp_7uvu"
@@ -106,7 +106,7 @@ def test_pool_matches_serial_and_survives_a_timeout(serial_scores):
 
 def test_a_dead_worker_costs_one_ligand_and_is_replaced(serial_scores):
     settings = VinaDocking(small_box(executor="serial")).settings
-    with build_executor("pool", settings, n_workers=1, timeout_s=120.0) as executor:
+    with build_executor("pool", settings, n_workers=1, timeout_s=120.0, worker_cls=VinaWorker) as executor:
         executor.start()
         (worker,) = executor._state
         threading.Timer(0.5, worker.process.kill).start()  # dies while docking haloperidol
@@ -118,7 +118,7 @@ def test_a_dead_worker_costs_one_ligand_and_is_replaced(serial_scores):
 def test_ray_local_cluster_matches_serial(serial_scores):
     ray = pytest.importorskip("ray")
     settings = VinaDocking(small_box(executor="serial")).settings
-    with build_executor("ray", settings, n_workers=2, timeout_s=120.0) as executor:
+    with build_executor("ray", settings, n_workers=2, timeout_s=120.0, worker_cls=VinaWorker) as executor:
         outcomes = executor.map(FRAGMENTS)
     assert [o.score for o in outcomes] == list(serial_scores)
     assert not ray.is_initialized()  # the executor shut down the Ray it started
@@ -130,7 +130,7 @@ def test_broken_receptor_fails_loudly_at_start(tmp_path):
     bad.write_text("ATOM      1  C   XXX A   1       0.000   0.000   0.000  1.00  0.00     0.000 Qq\n")
     settings = DockingSettings("bad", bad.read_text(), (0.0, 0.0, 0.0), (8.0, 8.0, 8.0), exhaustiveness=1)
     with pytest.raises(RuntimeError, match="could not start"):
-        build_executor("pool", settings, n_workers=1).map(["CCO"])
+        build_executor("pool", settings, n_workers=1, worker_cls=VinaWorker).map(["CCO"])
 
 
 @pytest.mark.skipif(not CLPP.is_dir(), reason=f"ClpP receptor folder {CLPP} absent (shared/ must sit beside the repo)")

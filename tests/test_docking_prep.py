@@ -12,7 +12,7 @@ pytest.importorskip("dockstring")
 
 from mara_chem.scoring.components.docking import VinaDocking, VinaDockingParams  # noqa: E402
 from mara_chem.scoring.docking.cache import DockingCache  # noqa: E402
-from mara_chem.scoring.docking.executors import list_executors  # noqa: E402
+from mara_chem.scoring.workers.executors import list_executors  # noqa: E402
 from mara_chem.scoring.docking.ligand_prep import LigandPrepError, prepare_ligand  # noqa: E402
 from mara_chem.scoring.docking.protonation import list_protonators, protonate  # noqa: E402
 from mara_chem.scoring.docking.targets import dockstring_target, list_dockstring_targets, resolve_target  # noqa: E402

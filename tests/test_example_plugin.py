@@ -42,5 +42,5 @@ def test_plugin_passes_the_contract_suites_and_works_in_a_run_file(installed):
     done = run_with_plugin(installed, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "", "-k", "example",
                            "tests/contracts", "examples/mara_chem_example_plugin/tests")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    # 3 component + 3 transform + 4 strategy contract tests, 3 usage tests
-    assert re.search(r"\b13 passed\b", done.stdout), done.stdout[-1000:]
+    # 2 x 3 component + 3 transform + 3 filter + 4 strategy contract tests, 5 usage tests
+    assert re.search(r"\b21 passed\b", done.stdout), done.stdout[-1000:]

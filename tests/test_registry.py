@@ -95,7 +95,7 @@ def test_built_ins_register_on_first_use_in_a_fresh_interpreter():
     assert done.returncode == 0, done.stderr
     qed, families = done.stdout.splitlines()
     assert float(qed) == pytest.approx(0.4068, abs=1e-4)  # RDKit QED of ethanol
-    assert families == str(sorted(["aggregators", "benchmark_tasks", "components", "diversity_filters",
+    assert families == str(sorted(["aggregators", "components", "diversity_filters",
                                    "executors", "networks", "strategies", "transforms"]))
 
 
@@ -158,36 +158,22 @@ def test_transforms_aggregators_strategies_networks_filters_executors_need_their
     cases = [(lambda: HalfTransform(), "_apply"), (lambda: NoCombine(), "_combine"),
              (lambda: NoLoss(StrategyParams(type="x")), "_loss"), (lambda: NoStep(), "step"),
              (lambda: NoFilter(None), "_filter")]
-    pytest.importorskip("vina")
-    from mara_chem.scoring.docking.executors import DockingExecutor
+    from mara_chem.scoring.workers.executors import Executor
+    from mara_chem.scoring.workers.worker import Worker
 
-    class NoMap(DockingExecutor):
+    class NoMap(Executor):
         n_workers = 1
 
-    cases.append((lambda: NoMap(None), "_map"))
+    class NoFailure(Worker):
+        def __init__(self, settings):
+            pass
+
+        def run(self, smiles):
+            return None
+
+    cases += [(lambda: NoMap(None, worker_cls=NoFailure), "_map"), (lambda: NoFailure(None), "failure")]
     for build, missing in cases:
         with pytest.raises(TypeError, match=missing):
             build()
     first = type("First", (Aggregator,), {"_combine": lambda self, v, w: v[:, 0]})()
     assert np.isnan(first(np.array([[np.nan, np.nan]]), np.ones(2))).all()  # the base class owns "no endpoint"
-
-
-def test_benchmark_tasks_come_from_entry_points_as_paths_or_functions(tmp_path, monkeypatch):
-    from mara_chem import plugins
-
-    (tmp_path / "taskpack.py").write_text(textwrap.dedent("""\
-        from pathlib import Path
-        HERE = Path(__file__).parent
-        SOLUBLE = HERE / "soluble.toml"
-        def greasy():
-            return str(HERE / "greasy.toml")
-        """))
-    info = tmp_path / "taskpack-0.3.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: taskpack\nVersion: 0.3\n")
-    (info / "entry_points.txt").write_text("[mara_chem.benchmark_tasks]\nsoluble = taskpack:SOLUBLE\n"
-                                           "greasy = taskpack:greasy\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setattr(plugins, "BENCHMARK_TASKS", Registry("benchmark task", "mara_chem.benchmark_tasks"))
-    assert plugins.benchmark_task_files() == {"greasy": tmp_path / "greasy.toml", "soluble": tmp_path / "soluble.toml"}
-    assert plugins.BENCHMARK_TASKS.origin("soluble") == "taskpack 0.3"

@@ -55,7 +55,7 @@ def test_reinvent_example_validates(tmp_path: Path, capsys: pytest.CaptureFixtur
     cfg = load_run_config(path)
     # REINVENT's spellings resolve: custom_alerts -> CustomAlerts, the flat filter table keeps all four keys
     assert list(cfg.stage[0].scoring.component[0]) == ["custom_alerts"]
-    assert cfg.diversity_filter.minsimilarity == 0.4 and cfg.diversity_filter.penalty_multiplier == 0.5
+    assert cfg.diversity_filter["minsimilarity"] == 0.4 and cfg.diversity_filter["penalty_multiplier"] == 0.5
     assert cfg.parameters.unique_sequences is True and cfg.stage[1].scoring.component[0].keys() == {"QED"}
 
 

@@ -2,8 +2,6 @@
 
 import math
 import random
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 
@@ -28,7 +26,7 @@ def _cfg(**over):
 
 def test_valid_config_round_trip():
     cfg = load_run_config(_cfg(diversity_filter={"type": "IdenticalMurckoScaffold", "bucket_size": 10}))
-    assert cfg.diversity_filter.bucket_size == 10 and cfg.learning_strategy["type"] == "dap"
+    assert cfg.diversity_filter["bucket_size"] == 10 and cfg.learning_strategy["type"] == "dap"
 
 
 def test_unknown_key_names_section_and_key():
@@ -53,7 +51,7 @@ def test_missing_key_and_bad_filter_type():
     # REINVENT's flat table: every filter key is accepted for every type (the example file sets all four)
     flat = load_run_config(_cfg(diversity_filter={"type": "IdenticalMurckoScaffold", "minsimilarity": 0.5,
                                                   "penalty_multiplier": 0.3})).diversity_filter
-    assert (flat.minsimilarity, flat.penalty_multiplier, flat.bucket_size) == (0.5, 0.3, 25)
+    assert (flat["minsimilarity"], flat["penalty_multiplier"], flat["bucket_size"]) == (0.5, 0.3, 25)
     with pytest.raises(ConfigError, match=r"\[diversity_filter.minscore\]"):
         load_run_config(_cfg(diversity_filter={"type": "PenalizeSameSmiles", "minscore": 2}))
 
@@ -75,12 +73,12 @@ def test_toml_file_errors(tmp_path):
 
 
 def test_filter_names_pinned():
-    assert list_filters() == ["identicalmurckoscaffold", "identicaltopologicalscaffold", "penalizesamesmiles",
-                              "scaffoldsimilarity"]
+    assert list_filters() == ["IdenticalMurckoScaffold", "IdenticalTopologicalScaffold", "PenalizeSameSmiles",
+                              "ScaffoldSimilarity"]
 
 
 def test_identical_murcko_bucket():
-    df = build_filter(SimpleNamespace(type="IdenticalMurckoScaffold", bucket_size=2, minscore=0.5))
+    df = build_filter({"type": "IdenticalMurckoScaffold", "bucket_size": 2, "minscore": 0.5})
     smiles = ["c1ccccc1C", "c1ccccc1CC", "c1ccccc1CCC", "C1CCCCC1", None]
     out = df.apply(smiles, np.array([0.9, 0.9, 0.9, 0.3, 0.9]), 0)
     # third benzene exceeds the bucket of 2; low scores are kept but do not enter memory; None untouched
@@ -90,17 +88,17 @@ def test_identical_murcko_bucket():
 
 
 def test_scaffold_similarity_merges_similar_scaffolds():
-    df = build_filter(SimpleNamespace(type="ScaffoldSimilarity", bucket_size=1, minscore=0.5, minsimilarity=0.5))
+    df = build_filter({"type": "ScaffoldSimilarity", "bucket_size": 1, "minscore": 0.5, "minsimilarity": 0.5})
     out = df.apply(["c1ccc(-c2ccccc2)cc1C", "c1ccc(-c2ccccn2)cc1C", "C1CCNCC1"], np.array([0.9, 0.9, 0.9]), 0)
     assert out.tolist() == [0.9, 0.0, 0.9]
     state = df.state_dict()
-    df2 = build_filter(SimpleNamespace(type="ScaffoldSimilarity", bucket_size=1, minscore=0.5, minsimilarity=0.5))
+    df2 = build_filter({"type": "ScaffoldSimilarity", "bucket_size": 1, "minscore": 0.5, "minsimilarity": 0.5})
     df2.load_state_dict(state)
     assert df2.apply(["c1ccc(-c2ccccn2)cc1CC"], np.array([0.9]), 1).tolist() == [0.0]
 
 
 def test_penalize_same_smiles():
-    df = build_filter(SimpleNamespace(type="PenalizeSameSmiles", penalty_multiplier=0.5))
+    df = build_filter({"type": "PenalizeSameSmiles", "penalty_multiplier": 0.5})
     assert df.apply(["CCO", "CCO", "CCN"], np.array([0.8, 0.8, 0.6]), 0).tolist() == [0.8, 0.4, 0.6]
 
 

@@ -13,14 +13,19 @@ from typing import Any
 from benchlab.jobs import DONE_NAME, Job, config_fingerprint
 from benchlab.tasks import region_assigner
 
+from mara_chem.metrics import metric
+
 CACHE_NAME = "benchmark_metrics.json"
 """A finished run's metrics and diagnostics, kept in its folder so a summary of hundreds of runs does not read and
 recompute every oracle log again (several seconds a run). Valid only for the same oracle log, run record, job
 configuration, OB_N, circle order and metric code (``_metric_code_sha256``); anything else recomputes."""
 
-METRICS = ("yield", "ob_n", "intdiv1", "n_circles", "n_scaffolds")
-METRIC_LABELS = {"yield": "Yield", "ob_n": "OB{n}", "intdiv1": "IntDiv1", "n_circles": "#Circles",
-                 "n_scaffolds": "hit scaffolds", "auc_top10": "AUC top-10"}
+AUC_K = 10  # the suite's AUC is PMO's top-10, recorded as auc_top10
+#: the threshold metrics a run records per level (``key@strict``), and every column's label, from the metrics'
+#: own declarations (mara_chem/metrics/metric.py); ``{n}`` stays for the suite's OB_N
+METRICS = tuple(column.key for _, column in metric.columns("threshold") if column.benchmark)
+METRIC_LABELS = {column.key: column.header(n="{n}") for _, column in metric.columns("threshold") if column.benchmark}
+METRIC_LABELS["auc_top10"] = dict((c.key, c) for _, c in metric.columns("run"))["auc"].header(auc={"k": AUC_K})
 
 
 def run_metrics(job: Job, ob_n: int, circle_seed: int | None = None) -> dict[str, Any]:
@@ -32,7 +37,7 @@ def run_metrics(job: Job, ob_n: int, circle_seed: int | None = None) -> dict[str
     from mara_chem.report import circles_curve, hits_curve
 
     log = read_oracle_log(job.run_dir)
-    opts = MetricOptions(n=ob_n, seed=circle_seed)
+    opts = MetricOptions(n=ob_n, seed=circle_seed, auc_k=AUC_K)
     m = compute_metrics(job.run_dir, list(job.task.thresholds), job.budget, opts, log=log)
     done = json.loads((job.run_dir / DONE_NAME).read_text()) if (job.run_dir / DONE_NAME).exists() else {}
     row: dict[str, Any] = {"task": job.task.name, "strategy": job.strategy, "seed": job.seed,

@@ -55,10 +55,10 @@ def _col_label(key: str, ob_n: int, task: Task) -> str:
 def headline_table(summary: list[dict[str, Any]], tasks: Sequence[Task], labels: dict[str, str], ob_n: int) -> str:
     """Strict-threshold Yield, OB_N, IntDiv1, #Circles and AUC top-10 per task × variant, each with its ratio to
     DAP's seed mean and the Welch p (no ratios when DAP was not run on the task)."""
-    lines = [f"| task | variant | seeds | Yield | OB{ob_n} | IntDiv1 | #Circles | AUC top-10 |",
-             "|---|---|---|---|---|---|---|---|"]
     keys = (("yield@strict", 1), ("ob_n@strict", 0), ("intdiv1@strict", 3), ("n_circles@strict", 1),
             ("auc_top10", 3))
+    labels_row = " | ".join(METRIC_LABELS[key.partition("@")[0]].format(n=ob_n) for key, _ in keys)
+    lines = [f"| task | variant | seeds | {labels_row} |", "|---|---|---|" + "---|" * len(keys)]
     for task in tasks:
         entries = {e["strategy"]: e for e in summary if e["task"] == task.name}
         base = entries.get(BASELINE)

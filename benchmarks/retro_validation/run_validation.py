@@ -23,7 +23,7 @@ import pandas as pd
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from mara_chem.scoring.docking.executors import build_executor  # noqa: E402
+from mara_chem.scoring.workers.executors import build_executor  # noqa: E402
 from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome  # noqa: E402
 from mara_chem.scoring.retro.settings import RetroSettings  # noqa: E402
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections import OrderedDict
-from collections.abc import Iterable
 from enum import IntEnum
 
 from rdkit import Chem, rdBase
@@ -46,10 +45,6 @@ def canonicalize(smiles: str, isomeric: bool = True) -> str | None:
     if mol is None or mol.GetNumAtoms() == 0:
         return None
     return Chem.MolToSmiles(mol, isomericSmiles=isomeric)
-
-
-def canonicalize_many(smiles: Iterable[str], isomeric: bool = True) -> list[str | None]:
-    return [canonicalize(s, isomeric) for s in smiles]
 
 
 def randomize(smiles: str, seed: int | None = None) -> str | None:

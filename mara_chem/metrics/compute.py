@@ -8,26 +8,23 @@ from pathlib import Path
 
 from rdkit.DataStructs import ExplicitBitVect
 
-from mara_chem.metrics.auc import top_k_auc
-from mara_chem.metrics.collapse import batch_duplicates, scaffold_stats
-from mara_chem.metrics.diversity import CIRCLE_DISTANCE, FingerprintSpec, fingerprints, int_div1_fps, n_circles_fps
+from mara_chem.metrics import metric
+from mara_chem.metrics.diversity import CIRCLE_DISTANCE, FingerprintSpec, fingerprints
+from mara_chem.metrics.yield_ob import hits
 from mara_chem.run_folder.oracle_log import LogTable, Molecule, read_oracle_log
-from mara_chem.metrics.yield_ob import hits, oracle_burden
 from mara_chem.run_folder.run_record import read_run_record
 
-CONVENTIONS = {
+#: what every metric counts in (each metric's own convention is declared with it, ``metric.py``)
+BASE_CONVENTIONS = {
     "oracle_call": "1-based index of the log row; invalid SMILES, repeats and failed scores still occupy calls",
     "molecule": "unique canonical SMILES, counted once at its first call within the budget, with that call's score",
     "hit": "score >= threshold; a failed (NaN) score is never a hit",
-    "ob_n": "call index of the N-th unique hit; null = not reached within the budget",
-    "intdiv1": "MOSES 1 - (1/n^2) sum_ij T_ij, diagonal included; null for 0 hits, 0.0 for 1 hit",
-    "n_circles": "greedy packing, join if 1 - Tanimoto > t to every chosen hit; hits visited in discovery (call) "
-                 "order, or in numpy.random.default_rng(seed).permutation order when a seed is given",
-    "auc_top10": "PMO top_auc: mean top-10 every 100 calls from 0 at call 0, trapezoids, last partial interval, "
-                 "held flat to the budget if stopped early, divided by the budget; NaN scores left out",
-    "scaffolds": "Bemis-Murcko (RDKit); acyclic hits share the empty scaffold",
-    "duplicate_fraction": "per step, SMILES_state == 2 over all sampled SMILES in the batch (summary CSVs)",
 }
+
+
+def conventions() -> dict[str, str]:
+    """Every convention metrics.json states: the base ones, then each declared metric's."""
+    return {**BASE_CONVENTIONS, **metric.conventions()}
 
 
 @dataclass(frozen=True)
@@ -62,7 +59,7 @@ def resolve_budget(run_dir: str | Path, budget: int | None, log: LogTable) -> tu
 def threshold_metrics(molecules: Sequence[Molecule], threshold: float, budget: int,
                       opts: MetricOptions = MetricOptions(),
                       fp_cache: dict[str, ExplicitBitVect] | None = None) -> dict[str, object]:
-    """Yield, OB_N, IntDiv1, #Circles and scaffold concentration at one threshold τ.
+    """Every declared threshold metric (Yield, OB_N, IntDiv1, #Circles, scaffold concentration) at one τ.
 
     ``fp_cache`` (SMILES -> fingerprint for ``opts.fingerprint``) lets several thresholds share the parsing.
     """
@@ -71,16 +68,11 @@ def threshold_metrics(molecules: Sequence[Molecule], threshold: float, budget: i
     cache = fp_cache if fp_cache is not None else {}
     missing = [s for s in smiles if s not in cache]
     cache.update(zip(missing, fingerprints(missing, opts.fingerprint)))
-    fps = [cache[s] for s in smiles]
-    return {
-        "threshold": threshold,
-        "yield": len(found),
-        "n": opts.n,
-        "ob_n": oracle_burden(molecules, threshold, opts.n, budget),
-        "intdiv1": int_div1_fps(fps),
-        "n_circles": n_circles_fps(fps, opts.circle_distance, opts.seed),
-        **scaffold_stats(smiles),
-    }
+    inputs = metric.Hits(molecules, threshold, budget, opts, found, [cache[s] for s in smiles])
+    row: dict[str, object] = {"threshold": threshold}
+    for producer in metric.producers("threshold"):
+        row.update(producer.compute(inputs))
+    return row
 
 
 def compute_metrics(run_dir: str | Path, thresholds: Sequence[float], budget: int | None = None,
@@ -91,7 +83,7 @@ def compute_metrics(run_dir: str | Path, thresholds: Sequence[float], budget: in
     budget, source = resolve_budget(run_dir, budget, log)
     molecules = log.molecules(budget)
     counts = log.counts(budget)
-    return {
+    out: dict[str, object] = {
         "run_dir": str(run_dir),
         "budget": budget,
         "budget_source": source,
@@ -99,9 +91,10 @@ def compute_metrics(run_dir: str | Path, thresholds: Sequence[float], budget: in
         "unique_molecules": len(molecules),
         "fingerprint": opts.fingerprint.as_dict(),
         "circles": {"distance": opts.circle_distance, "seed": opts.seed},
-        "auc": {"k": opts.auc_k, "freq": opts.auc_freq,
-                "value": top_k_auc(molecules, budget, counts["n_calls"], opts.auc_k, opts.auc_freq)},
-        "thresholds": [threshold_metrics(molecules, t, budget, opts, fp_cache) for t in thresholds],
-        "batch_duplicates": batch_duplicates(run_dir),
-        "conventions": CONVENTIONS,
     }
+    run = metric.Run(Path(run_dir), molecules, budget, counts["n_calls"], opts)
+    for producer in metric.producers("run"):
+        out.update(producer.compute(run))
+    out["thresholds"] = [threshold_metrics(molecules, t, budget, opts, fp_cache) for t in thresholds]
+    out["conventions"] = conventions()
+    return out

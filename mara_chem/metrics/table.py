@@ -5,26 +5,25 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 
+from mara_chem.metrics import metric
 from mara_chem.text import format_number
 
-HEADERS = ("τ", "Yield", "OB_N", "IntDiv1", "#Circles", "AUC top-k", "#Scaffolds", "Top scaffold share")
 
-
-def _cell(value: float | None, digits: int = 3) -> str:
-    return format_number(value, f".{digits}f", missing="n/a")
+def _threshold_cell(value: float) -> str:
+    return format_number(value, ".2f", missing="n/a")
 
 
 def table_rows(metrics: Mapping[str, object]) -> tuple[list[str], list[list[str]]]:
-    """Headers (with N and k filled in) and formatted rows; OB_N not reached prints as 'not reached'."""
-    auc = metrics["auc"]  # type: ignore[index]
+    """Headers (with N and k filled in) and formatted rows, one per threshold: τ, then every declared column
+    in table order (a run-level column, AUC, repeats on every row)."""
+    columns = metric.columns()
     rows = []
     for row in metrics["thresholds"]:  # type: ignore[union-attr]
-        ob = "not reached" if row["ob_n"] is None else str(row["ob_n"])
-        rows.append([_cell(row["threshold"], 2), str(row["yield"]), ob, _cell(row["intdiv1"]), str(row["n_circles"]),
-                     _cell(auc["value"]), str(row["n_scaffolds"]), _cell(row["top_scaffold_share"])])
-    n = metrics["thresholds"][0]["n"] if metrics["thresholds"] else 100  # type: ignore[index]
-    headers = [h.replace("OB_N", f"OB{n}").replace("top-k", f"top-{auc['k']}") for h in HEADERS]
-    return headers, rows
+        rows.append([_threshold_cell(row["threshold"])] + [
+            column.cell(row[column.key] if producer.scope == "threshold" else metrics[column.key])
+            for producer, column in columns])
+    first = metrics["thresholds"][0] if metrics["thresholds"] else {"n": 100}  # type: ignore[index]
+    return ["τ"] + [column.header(**metrics, **first) for _, column in columns], rows
 
 
 def footer(metrics: Mapping[str, object]) -> list[str]:

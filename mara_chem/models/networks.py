@@ -1,4 +1,4 @@
-"""Autoregressive SMILES networks; each registers itself by ``model_type``.
+"""Autoregressive SMILES networks; each registers itself by its ``name`` (stored in prior files as ``model_type``).
 
 A network maps token indices [B, T] to next-token logits [B, T, V] (teacher forcing) and exposes an
 incremental ``step`` for sampling. Everything else (sampling, likelihoods, file I/O) is written once in
@@ -17,18 +17,18 @@ from mara_chem.plugins import NETWORKS
 
 
 class SmilesNetwork(nn.Module, metaclass=ABCMeta):
-    """Base of every architecture; ``model_type`` is the name stored in prior files (entry-point group
+    """Base of every architecture; ``name`` is what prior files store under ``model_type`` (entry-point group
     ``mara_chem.networks`` for third-party architectures). ``hyperparameters()`` must rebuild the network:
-    ``build_network(model_type, **net.hyperparameters())``."""
+    ``build_network(net.name, **net.hyperparameters())``."""
 
-    model_type: ClassVar[str]
+    name: ClassVar[str]
     #: small hyperparameters (besides ``vocab_size``) the contract suite builds the network with
-    example_hyperparameters: ClassVar[dict[str, Any]] = {}
+    example_params: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("model_type"):
-            NETWORKS.add(cls.model_type, cls)
+        if cls.__dict__.get("name"):
+            NETWORKS.add(cls.name, cls)
 
     @abstractmethod
     def hyperparameters(self) -> dict[str, Any]:
@@ -58,8 +58,8 @@ def build_network(model_type: str, **hyperparameters: Any) -> SmilesNetwork:
 class RecurrentNetwork(SmilesNetwork):
     """REINVENT's prior: embedding -> stacked LSTM/GRU -> linear (defaults 3 x 512, embedding 256)."""
 
-    model_type = "rnn"
-    example_hyperparameters = {"embedding_dim": 8, "hidden_size": 16, "num_layers": 2, "max_length": 20}
+    name = "rnn"
+    example_params = {"embedding_dim": 8, "hidden_size": 16, "num_layers": 2, "max_length": 20}
 
     def __init__(
         self,
@@ -104,8 +104,8 @@ class RecurrentNetwork(SmilesNetwork):
 class TransformerNetwork(SmilesNetwork):
     """Decoder-only transformer (pre-norm, learned positions, causal mask)."""
 
-    model_type = "transformer"
-    example_hyperparameters = {"d_model": 16, "n_heads": 2, "n_layers": 2, "dim_feedforward": 32, "dropout": 0.0,
+    name = "transformer"
+    example_params = {"d_model": 16, "n_heads": 2, "n_layers": 2, "dim_feedforward": 32, "dropout": 0.0,
                                "max_length": 20}
 
     def __init__(

@@ -56,7 +56,7 @@ def save_prior(model: LanguageModel, path: str | Path, half_precision: bool = Fa
     payload = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
-        "model_type": model.network.model_type,
+        "model_type": model.network.name,  # the file format's key: old and new prior files read alike
         "hyperparameters": model.network.hyperparameters(),
         "vocabulary": list(model.vocabulary.tokens),
         "state_dict": state,

@@ -133,8 +133,8 @@ def model_from_reinvent(payload: dict, source: str = "REINVENT model") -> Langua
 def model_to_reinvent(model: LanguageModel, data_source: str = "mara-chem") -> dict:
     """REINVENT 4's save dict for a mara-chem RNN model (REINVENT reads it with ``create_adapter``)."""
     hp = model.network.hyperparameters()
-    if model.network.model_type != "rnn":
-        raise ReinventPriorError(f"REINVENT's 'Reinvent' model is an RNN; this prior is a {model.network.model_type}")
+    if model.network.name != "rnn":
+        raise ReinventPriorError(f"REINVENT's 'Reinvent' model is an RNN; this prior is a {model.network.name}")
     vocab = model.vocabulary
     rv_tokens = [END, START] + [t for t in vocab.tokens if t not in (PAD, START, END)]
     order = torch.tensor([vocab.index[t] for t in rv_tokens])

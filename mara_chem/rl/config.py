@@ -17,6 +17,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from mara_chem.scoring.spec import ScoringSpec
 
 
+def device_name(value: str) -> str:
+    """The ``device`` key's spelling (whether the device exists is the preflight's question)."""
+    if value != "auto" and not (value == "cpu" or value.startswith("cuda")):
+        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {value!r}")
+    return value
+
+
 class Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -78,14 +85,17 @@ class Parameters(Section):
         return self
 
 
-class DiversityFilterConfig(Section):
-    """REINVENT's flat filter table: every key is accepted for every type and used where it applies."""
+#: a ``[diversity_filter]`` table, checked by its filter's own model (``rl/diversity_filters.py``: the filter is
+#: found by ``type`` in the registry, so a plugin filter works here) and kept as that model's full dump
+DiversityFilterTable = dict[str, Any]
 
-    type: Literal["IdenticalMurckoScaffold", "IdenticalTopologicalScaffold", "ScaffoldSimilarity", "PenalizeSameSmiles"]
-    bucket_size: int = Field(25, ge=1, description="scaffold filters")
-    minscore: float = Field(0.4, ge=0.0, le=1.0, description="scaffold filters")
-    minsimilarity: float = Field(0.4, ge=0.0, le=1.0, description="ScaffoldSimilarity")
-    penalty_multiplier: float = Field(0.5, ge=0.0, le=1.0, description="PenalizeSameSmiles")
+
+def _check_filter(value: Any) -> Any:
+    from mara_chem.rl.diversity_filters import filter_params
+
+    if not isinstance(value, dict):
+        return value  # None, or a wrong type pydantic then reports
+    return filter_params(value).model_dump()  # its errors are nested under this key
 
 
 class Inception(Section):
@@ -108,9 +118,11 @@ class Stage(Section):
     termination: Literal["simple"] = "simple"
     min_steps: int | None = Field(50, ge=0)
     scoring: ScoringSpec
-    diversity_filter: DiversityFilterConfig | None = None
+    diversity_filter: DiversityFilterTable | None = None
     # mara-chem: the oracle budget of this stage (one call = first scoring of a new valid canonical SMILES)
     max_oracle_calls: int | None = Field(None, ge=1)
+
+    _filter = field_validator("diversity_filter")(_check_filter)
 
 
 class RunConfig(Section):
@@ -121,8 +133,10 @@ class RunConfig(Section):
     seed: int | None = None
     parameters: Parameters
     learning_strategy: dict[str, Any] = Field(default_factory=lambda: {"type": "dap"})
-    diversity_filter: DiversityFilterConfig | None = None
+    diversity_filter: DiversityFilterTable | None = None
     inception: Inception | None = None
+
+    _filter = field_validator("diversity_filter")(_check_filter)
     stage: list[Stage] = Field(min_length=1)
 
     @model_validator(mode="before")
@@ -135,12 +149,7 @@ class RunConfig(Section):
                     raise ValueError(f"[{key}] is a REINVENT section not supported by mara-chem; remove it")
         return data
 
-    @field_validator("device")
-    @classmethod
-    def _device(cls, value: str) -> str:
-        if value != "auto" and not (value == "cpu" or value.startswith("cuda")):
-            raise ValueError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {value!r}")
-        return value
+    _device = field_validator("device")(classmethod(lambda cls, v: device_name(v)))
 
     @field_validator("learning_strategy")
     @classmethod
@@ -165,7 +174,7 @@ class RunConfig(Section):
     def run_dir(self) -> Path:
         return Path(self.parameters.summary_csv_prefix).parent
 
-    def filter_for(self, stage: Stage) -> DiversityFilterConfig | None:
+    def filter_for(self, stage: Stage) -> DiversityFilterTable | None:
         return stage.diversity_filter or self.diversity_filter
 
 

@@ -3,6 +3,10 @@
 Semantics follow REINVENT 4: a SMILES already in memory scores 0; a valid molecule with score >= minscore
 joins its scaffold's bucket, and once the bucket holds more than ``bucket_size`` molecules further members
 score 0. PenalizeSameSmiles multiplies the score of any SMILES seen before by ``penalty_multiplier``.
+
+Each filter owns the model of its ``[diversity_filter]`` table (``Params``; the built-ins share REINVENT's
+flat table), so a run file may name any registered filter, a plugin's included, and a misspelt key is an
+error that names it.
 """
 
 from __future__ import annotations
@@ -10,9 +14,11 @@ from __future__ import annotations
 import copy
 from abc import ABC, abstractmethod
 from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
 from rdkit import DataStructs
 from rdkit.Chem import rdFingerprintGenerator
 
@@ -20,29 +26,48 @@ from mara_chem.chem.smiles import murcko_scaffold, to_mol
 from mara_chem.plugins import FILTERS
 
 
+class FilterParams(BaseModel):
+    """Base of a filter's ``[diversity_filter]`` table: ``type`` is the filter's registered name."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    type: str
+
+
+class ReinventFilterParams(FilterParams):
+    """REINVENT's flat filter table: every key is accepted for every built-in type and used where it applies."""
+
+    bucket_size: int = Field(25, ge=1, description="scaffold filters")
+    minscore: float = Field(0.4, ge=0.0, le=1.0, allow_inf_nan=False, description="scaffold filters")
+    minsimilarity: float = Field(0.4, ge=0.0, le=1.0, allow_inf_nan=False, description="ScaffoldSimilarity")
+    penalty_multiplier: float = Field(0.5, ge=0.0, le=1.0, allow_inf_nan=False, description="PenalizeSameSmiles")
+
+
 class DiversityFilter(ABC):
     """Base of every filter. ``apply`` is the template: it checks the batch, hands ``_filter`` a float copy of
     the scores and checks that one score per molecule comes back; subclasses implement ``_filter``."""
 
-    type_name: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    #: the model of this filter's ``[diversity_filter]`` table (a ``FilterParams``)
+    Params: ClassVar[type[FilterParams]] = ReinventFilterParams
     #: the config (``[diversity_filter]`` table, without ``type``) the contract suite builds the filter with
-    example_config: ClassVar[dict[str, Any]] = {}
+    example_params: ClassVar[dict[str, Any]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("type_name"):
-            FILTERS.add(cls.type_name, cls)
+        if cls.__dict__.get("name"):
+            FILTERS.add(cls.name, cls)
 
-    def __init__(self, config: Any):
+    def __init__(self, config: FilterParams):
         self.config = config
 
     def apply(self, smiles: list[str | None], scores: np.ndarray, steps: int) -> np.ndarray:
         """Filtered copy of ``scores`` for canonical SMILES (None = invalid, left untouched)."""
         if len(smiles) != len(scores):
-            raise ValueError(f"{self.type_name}: {len(smiles)} SMILES but {len(scores)} scores")
+            raise ValueError(f"{self.name}: {len(smiles)} SMILES but {len(scores)} scores")
         out = self._filter(smiles, np.array(scores, dtype=float), steps)
         if out.shape != (len(smiles),):
-            raise RuntimeError(f"{self.type_name} returned {out.shape} scores for {len(smiles)} molecules")
+            raise RuntimeError(f"{self.name} returned {out.shape} scores for {len(smiles)} molecules")
         return out
 
     @abstractmethod
@@ -63,7 +88,7 @@ class DiversityFilter(ABC):
 class ScaffoldBucketFilter(DiversityFilter):
     """Shared logic of the scaffold filters; subclasses say which bucket a molecule belongs to."""
 
-    def __init__(self, config: Any):
+    def __init__(self, config: ReinventFilterParams):
         super().__init__(config)
         self.buckets: dict[str, int] = defaultdict(int)
         self.members: set[str] = set()
@@ -97,16 +122,16 @@ class ScaffoldBucketFilter(DiversityFilter):
 
 
 class IdenticalMurckoScaffold(ScaffoldBucketFilter):
-    type_name = "IdenticalMurckoScaffold"
-    example_config = {"bucket_size": 2, "minscore": 0.4}
+    name = "IdenticalMurckoScaffold"
+    example_params = {"bucket_size": 2, "minscore": 0.4}
 
     def bucket_of(self, smiles: str) -> str:
         return murcko_scaffold(smiles) or ""
 
 
 class IdenticalTopologicalScaffold(ScaffoldBucketFilter):
-    type_name = "IdenticalTopologicalScaffold"
-    example_config = {"bucket_size": 2, "minscore": 0.4}
+    name = "IdenticalTopologicalScaffold"
+    example_params = {"bucket_size": 2, "minscore": 0.4}
 
     def bucket_of(self, smiles: str) -> str:
         return murcko_scaffold(smiles, generic=True) or ""
@@ -115,11 +140,11 @@ class IdenticalTopologicalScaffold(ScaffoldBucketFilter):
 class ScaffoldSimilarity(ScaffoldBucketFilter):
     """Buckets are joined when scaffolds are similar (atom-pair count fingerprints, Tanimoto >= minsimilarity)."""
 
-    type_name = "ScaffoldSimilarity"
-    example_config = {"bucket_size": 2, "minscore": 0.4, "minsimilarity": 0.4}
+    name = "ScaffoldSimilarity"
+    example_params = {"bucket_size": 2, "minscore": 0.4, "minsimilarity": 0.4}
     transient = ("config", "_gen", "representatives")
 
-    def __init__(self, config: Any):
+    def __init__(self, config: ReinventFilterParams):
         super().__init__(config)
         self.representatives: dict[str, Any] = {}
         self._gen = None
@@ -154,10 +179,10 @@ class ScaffoldSimilarity(ScaffoldBucketFilter):
 
 
 class PenalizeSameSmiles(DiversityFilter):
-    type_name = "PenalizeSameSmiles"
-    example_config = {"penalty_multiplier": 0.5}
+    name = "PenalizeSameSmiles"
+    example_params = {"penalty_multiplier": 0.5}
 
-    def __init__(self, config: Any):
+    def __init__(self, config: ReinventFilterParams):
         super().__init__(config)
         self.seen: set[str] = set()
 
@@ -177,8 +202,23 @@ class PenalizeSameSmiles(DiversityFilter):
         return out
 
 
-def build_filter(config: Any | None) -> DiversityFilter | None:
-    return None if config is None else FILTERS.get(config.type)(config)
+def filter_params(table: Mapping[str, Any]) -> FilterParams:
+    """A ``[diversity_filter]`` table validated by its filter's own model, the filter found by ``type`` in the
+    registry (built-in or plugin); an unknown type lists the valid ones. Raises pydantic's ValidationError for
+    a bad key or value."""
+    kind = table.get("type")
+    if not isinstance(kind, str):
+        raise ValueError(f"type must name a diversity filter, one of {list_filters()}; got {kind!r}")
+    cls = FILTERS.get(kind)
+    return cls.Params.model_validate({**table, "type": cls.name})
+
+
+def build_filter(table: Mapping[str, Any] | None) -> DiversityFilter | None:
+    """The filter of a validated ``[diversity_filter]`` table (None: no filter)."""
+    if table is None:
+        return None
+    params = filter_params(table)
+    return FILTERS.get(params.type)(params)
 
 
 def list_filters() -> list[str]:

@@ -96,19 +96,20 @@ def check_run(cfg: RunConfig, load_models: bool = True) -> None:
     if cfg.tb_logdir and importlib.util.find_spec("tensorboard") is None:
         problems.append("[tb_logdir] needs the tensorboard package (pip install tensorboard), or remove the key")
     for i, stage in enumerate(cfg.stage):
-        problems.extend(_check_scoring(i, stage.scoring))
+        problems.extend(check_scorer(f"stage.{i}.scoring", stage.scoring))
     if problems:
         raise ConfigError("\n".join(problems))
 
 
-def _check_scoring(index: int, scoring) -> list[str]:  # noqa: ANN001  (ScoringSpec; imported lazily)
-    """Build the stage's scorer (components read receptors, check boxes and model files), then close it."""
+def check_scorer(key: str, scoring) -> list[str]:  # noqa: ANN001  (ScoringSpec; imported lazily)
+    """Build the scorer of the section at ``key`` (components read receptors, check boxes and model files),
+    then close it; every run mode's preflight checks its scoring section here."""
     from mara_chem.scoring.scorer import Scorer
 
     try:
         scorer = Scorer(scoring)
     except Exception as exc:  # a component refusing its files: the message names them
-        return [f"[stage.{index}.scoring] {first_line(str(exc), type(exc).__name__)}"]
+        return [f"[{key}] {first_line(str(exc), type(exc).__name__)}"]
     scorer.close()
     return []
 

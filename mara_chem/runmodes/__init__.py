@@ -1,5 +1,5 @@
-"""REINVENT 4 run modes besides staged learning: transfer learning, sampling and scoring.
+"""REINVENT 4 run modes: staged learning (``mara_chem.rl``), transfer learning, sampling and scoring.
 
-One TOML file per run; ``run_type`` picks the mode (``mara_chem.runmodes.config``) and
-``mara_chem.runmodes.cli`` dispatches ``mara-chem run`` / ``mara-chem validate`` on it.
+One TOML file per run; ``run_type`` picks the mode. ``modes.py`` holds one record per mode (load,
+preflight, describe, run) and ``cli.py`` dispatches ``mara-chem run`` / ``mara-chem validate`` through it.
 """

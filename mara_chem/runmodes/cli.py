@@ -1,118 +1,67 @@
-"""`mara-chem run FILE` and `mara-chem validate FILE`: one entry point that dispatches on ``run_type``."""
+"""`mara-chem run FILE` and `mara-chem validate FILE`: every run mode through its record in ``modes.py``."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from mara_chem.runmodes import staged_cli
 
+def _mode(path: Path):
+    """The file's run mode: by its ``run_type``; a file without one (or unreadable) is staged learning, whose
+    loader then says what is wrong; an unknown ``run_type`` raises ConfigError naming the valid ones."""
+    from mara_chem.runmodes.config import load_any_config, peek_run_type
+    from mara_chem.runmodes.modes import RUN_MODES
 
-def _is_staged(path: Path) -> bool:
-    """Staged-learning files go to ``mara_chem.runmodes.staged_cli`` whole (its validation and preflight checks)."""
-    from mara_chem.runmodes.config import peek_run_type
-
-    return peek_run_type(path) in (None, "staged_learning")
+    run_type = peek_run_type(path) or "staged_learning"
+    if run_type not in RUN_MODES:
+        load_any_config(path)  # raises: "[run_type] must be one of ..."
+    return RUN_MODES[run_type]
 
 
 def _load_or_report(path: Path, device: str | None = None, load_models: bool = True):
-    """The validated config of a non-staged run mode whose files and device were checked, or None after
-    printing why not."""
-    from mara_chem.rl.config import ConfigError
-    from mara_chem.runmodes.config import check_device, load_any_config
-    from mara_chem.runmodes.preflight import check_mode
+    """(mode, validated config whose files and device were checked), or None after printing why not."""
+    from mara_chem.rl.config import ConfigError, device_name
 
     try:
-        cfg = load_any_config(path)
+        mode = _mode(path)
+        cfg = mode.load(path)
         if device:
             try:
-                cfg.device = check_device(device)
+                cfg.device = device_name(device)
             except ValueError as exc:
                 raise ConfigError(f"--device: {exc}") from None
-        check_mode(cfg, load_models=load_models)
-        return cfg
+        mode.preflight(cfg, load_models=load_models)
+        return mode, cfg
     except ConfigError as exc:
         print(f"{path}: invalid run file:\n{exc}", file=sys.stderr)
         return None
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    if _is_staged(args.run_file):
-        return staged_cli.cmd_validate(args)
-    cfg = _load_or_report(args.run_file)
-    if cfg is None:
+    loaded = _load_or_report(args.run_file)
+    if loaded is None:
         return 2
-    if cfg.run_type == "transfer_learning":
-        p = cfg.parameters
-        what = f"fine-tune {p.input_model_file} on {p.smiles_file} for up to {p.num_epochs} epochs -> {p.output_model_file}"
-    elif cfg.run_type == "sampling":
-        p = cfg.parameters
-        scored = f", scored on {_n_endpoints(cfg.scoring)} endpoint(s)" if cfg.scoring else ""
-        what = f"sample {p.num_smiles} molecules from {p.model_file} -> {p.output_file}{scored}"
-    else:
-        p = cfg.parameters
-        what = f"score {p.smiles_file} on {_n_endpoints(cfg.scoring)} endpoint(s) -> {p.output_csv}"
-    print(f"{args.run_file}: OK ({cfg.run_type}: {what})")
+    mode, cfg = loaded
+    print(f"{args.run_file}: OK ({mode.describe(cfg)})")
     return 0
-
-
-def _n_endpoints(spec) -> int:
-    return sum(len(c.endpoint) for entry in spec.component for c in entry.values())
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from mara_chem.runmodes.errors import RunModeError
 
-    if _is_staged(args.run_file):
-        return staged_cli.cmd_run(args)
-    cfg = _load_or_report(args.run_file, args.device, load_models=False)  # the run loads them itself
-    if cfg is None:
+    loaded = _load_or_report(args.run_file, args.device, load_models=False)  # the run loads them itself
+    if loaded is None:
         return 2
-    if args.report:
-        print(f"error: --report applies to staged_learning runs, not {cfg.run_type}", file=sys.stderr)
+    mode, cfg = loaded
+    if args.report and not mode.reports:
+        print(f"error: --report applies to staged_learning runs, not {mode.run_type}", file=sys.stderr)
         return 2
-    if cfg.json_out_config:
-        out = Path(cfg.json_out_config)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(cfg.model_dump(mode="json"), indent=2) + "\n")
     try:
-        return _RUNNERS[cfg.run_type](cfg, args)
+        return mode.run(cfg, args)
     except RunModeError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-
-
-def _run_tl(cfg, args: argparse.Namespace) -> int:
-    from mara_chem.runmodes.transfer_learning import format_report, run_transfer_learning
-
-    result = run_transfer_learning(cfg, overwrite=args.overwrite, quiet=args.quiet)
-    print(format_report(result.report))
-    print(f"wrote {result.output_model_file} (and {result.output_model_file.name}.tl.json)")
-    return 0
-
-
-def _run_sampling(cfg, args: argparse.Namespace) -> int:
-    from mara_chem.runmodes.sampling import run_sampling
-
-    result = run_sampling(cfg, overwrite=args.overwrite, quiet=args.quiet)
-    extra = f" and {result.sdf_file}" if result.sdf_file else ""
-    print(f"wrote {result.rows} molecules to {result.output_file}{extra} ({result.drawn} draws, "
-          f"{result.drawn / max(result.seconds, 1e-9):.0f} samples/s)")
-    return 0
-
-
-def _run_scoring(cfg, args: argparse.Namespace) -> int:
-    from mara_chem.runmodes.scoring import run_scoring
-
-    result = run_scoring(cfg, overwrite=args.overwrite, quiet=args.quiet)
-    resumed = f", resumed after row {result.resumed_from}" if result.resumed_from else ""
-    print(f"scored {result.rows} molecules into {result.output_csv}{resumed} ({result.seconds:.1f} s)")
-    return 0
-
-
-_RUNNERS = {"transfer_learning": _run_tl, "sampling": _run_sampling, "scoring": _run_scoring}
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -12,14 +12,8 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
-from mara_chem.rl.config import ConfigError, RunConfig, Section, _describe
+from mara_chem.rl.config import ConfigError, RunConfig, Section, _describe, device_name
 from mara_chem.scoring.spec import ScoringSpec
-
-
-def check_device(value: str) -> str:
-    if value != "auto" and not (value == "cpu" or value.startswith("cuda")):
-        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda[:N]', got {value!r}")
-    return value
 
 
 class TLParameters(Section):
@@ -52,7 +46,7 @@ class TransferLearningConfig(Section):
     parameters: TLParameters
     scheduler: TLScheduler = Field(default_factory=TLScheduler)
 
-    _device = field_validator("device")(classmethod(lambda cls, v: check_device(v)))
+    _device = field_validator("device")(classmethod(lambda cls, v: device_name(v)))
 
 
 class SamplingParameters(Section):
@@ -76,7 +70,7 @@ class SamplingConfig(Section):
     parameters: SamplingParameters
     scoring: ScoringSpec | None = None
 
-    _device = field_validator("device")(classmethod(lambda cls, v: check_device(v)))
+    _device = field_validator("device")(classmethod(lambda cls, v: device_name(v)))
 
 
 class ScoringParameters(Section):

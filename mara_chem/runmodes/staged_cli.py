@@ -1,4 +1,4 @@
-"""`mara-chem run` and `mara-chem validate`."""
+"""The staged-learning run mode's ``describe`` and ``run`` (its record in ``runmodes/modes.py``)."""
 
 from __future__ import annotations
 
@@ -7,40 +7,17 @@ import sys
 from pathlib import Path
 
 
-def _load_or_report(path: Path, device: str | None = None, load_models: bool = True):
-    """The validated run config whose files and device were checked, or None after printing why not."""
-    from mara_chem.rl.config import ConfigError, load_run_config
-    from mara_chem.rl.preflight import check_run
-
-    try:
-        cfg = load_run_config(path)
-        if device:
-            cfg.device = device
-        check_run(cfg, load_models=load_models)
-        return cfg
-    except ConfigError as exc:
-        print(f"{path}: invalid run file:\n{exc}", file=sys.stderr)
-        return None
-
-
-def cmd_validate(args: argparse.Namespace) -> int:
-    cfg = _load_or_report(args.run_file)
-    if cfg is None:
-        return 2
+def describe(cfg) -> str:  # noqa: ANN001  (RunConfig)
     n_ep = sum(len(spec.endpoint) for st in cfg.stage for e in st.scoring.component for spec in e.values())
-    print(f"{args.run_file}: OK ({len(cfg.stage)} stage(s), {n_ep} scoring endpoint(s), "
-          f"strategy {cfg.learning_strategy['type']}, run folder {cfg.run_dir})")
-    return 0
+    return (f"{len(cfg.stage)} stage(s), {n_ep} scoring endpoint(s), strategy {cfg.learning_strategy['type']}, "
+            f"run folder {cfg.run_dir}")
 
 
-def cmd_run(args: argparse.Namespace) -> int:
+def run(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001  (RunConfig, checked by the preflight)
     import signal
 
     from mara_chem.rl.loop import RunDirError, RunInterrupted, StagedLearning
 
-    cfg = _load_or_report(args.run_file, args.device, load_models=False)  # the run loads them itself
-    if cfg is None:
-        return 2
     if cfg.json_out_config:
         out = Path(cfg.json_out_config)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -79,17 +56,3 @@ def _finish_with_report(run_dir: Path, threshold: float) -> None:
     metrics = compute_metrics(run_dir, thresholds=[threshold], budget=None)
     print(format_table(metrics))
     print(f"report: {write_report(run_dir, threshold=threshold, budget=None)}")
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    run = sub.add_parser("run", help="run a staged-learning TOML file (resumes from its checkpoint if present)")
-    run.add_argument("run_file", type=Path)
-    run.add_argument("--overwrite", action="store_true", help="discard earlier outputs in the run folder")
-    run.add_argument("--device", default=None, help="override the run file's device (auto|cpu|cuda)")
-    run.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
-                     help="no per-step progress lines")
-    run.add_argument("--report", action="store_true", help="print metrics and write the HTML report at the end")
-    run.set_defaults(func=cmd_run)
-    val = sub.add_parser("validate", help="check a run file without running it")
-    val.add_argument("run_file", type=Path)
-    val.set_defaults(func=cmd_validate)

@@ -88,7 +88,7 @@ def run_transfer_learning(cfg: TransferLearningConfig, overwrite: bool = False, 
     base_record = {k: base.metadata.get(k) for k in ("training_data_sha256", "epochs", "validation_nll")}
     torch.manual_seed(cfg.seed)
     tcfg = TrainConfig(
-        model_type=base.network.model_type, hyperparameters=base.network.hyperparameters(),
+        model_type=base.network.name, hyperparameters=base.network.hyperparameters(),
         batch_size=p.batch_size, learning_rate=cfg.scheduler.lr,
         lr_decay=cfg.scheduler.gamma if cfg.scheduler.gamma < 1.0 else None,
         max_epochs=p.num_epochs, patience=p.patience, valid_fraction=p.validation_fraction, max_valid=10**9,

@@ -133,10 +133,6 @@ class ScoringComponent(ABC):
     def score_mol(self, mol: Any) -> float:
         """The raw value of one parsed RDKit molecule (not needed when ``score_batch`` is overridden)."""
 
-    def cache_key(self) -> str:
-        """Identifies the settings that determine the value (for persistent caches)."""
-        return f"{self.name}:{self.params.model_dump_json()}"
-
     def close(self) -> None:
         """Release worker pools or other resources; called once at the end of a run."""
 

@@ -21,7 +21,7 @@ def implementations(registry: Registry[Any]) -> list[Any]:
         item = registry.get(name)
         if id(item) in seen:
             continue
-        canonical = getattr(item, "name", None) or getattr(item, "type_name", None) or name
+        canonical = getattr(item, "name", None) or name  # one spelling in every family: a class-level name
         seen[id(item)] = canonical
         marks = [pytest.mark.slow] if str(canonical).lower() in SLOW else []
         params.append(pytest.param(item, id=str(canonical), marks=marks))

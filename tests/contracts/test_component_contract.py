@@ -55,4 +55,3 @@ def test_values_do_not_depend_on_the_batch(component):
 def test_unknown_parameter_is_an_error_naming_it(component):
     with pytest.raises(ValidationError, match="no_such_option"):
         type(component).Params(**component.params.model_dump(), no_such_option=1)
-    assert component.cache_key().startswith(f"{component.name}:")

@@ -3,8 +3,6 @@ molecules untouched, the input left alone, and a filter restored from its state_
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
 from contract_helpers import build_example, implementations
@@ -19,8 +17,8 @@ SCORES2 = np.array([0.9, 0.85, 0.9, 0.3, 0.8])
 
 
 def make(cls):
-    return build_example(cls, lambda: build_filter(SimpleNamespace(type=cls.type_name, **cls.example_config)),
-                         "example_config")
+    return build_example(cls, lambda: build_filter({"type": cls.name, **cls.example_params}),
+                         "example_params")
 
 
 @pytest.fixture(params=implementations(FILTERS))

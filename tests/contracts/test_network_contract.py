@@ -18,8 +18,8 @@ V, B, T = 11, 3, 7
 def network(request) -> SmilesNetwork:
     torch.manual_seed(0)
     cls = request.param
-    net = build_example(cls, lambda: build_network(cls.model_type, vocab_size=V, **cls.example_hyperparameters),
-                        "example_hyperparameters")
+    net = build_example(cls, lambda: build_network(cls.name, vocab_size=V, **cls.example_params),
+                        "example_params")
     return net.eval()
 
 
@@ -55,7 +55,7 @@ def test_step_reproduces_teacher_forcing_and_reorder_keeps_rows(network):
 def test_hyperparameters_rebuild_the_network(network):
     hp = network.hyperparameters()
     assert hp["vocab_size"] == V
-    rebuilt = build_network(type(network).model_type, **hp)
+    rebuilt = build_network(type(network).name, **hp)
     shapes = {k: v.shape for k, v in network.state_dict().items()}
     assert {k: v.shape for k, v in rebuilt.state_dict().items()} == shapes
     rebuilt.load_state_dict(network.state_dict())

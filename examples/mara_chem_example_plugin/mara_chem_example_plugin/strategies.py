@@ -13,7 +13,8 @@ class BaselinePGParams(StrategyParams):
     beta: float = Field(0.05, ge=0.0)
 
 
-class BaselinePolicyGradient(LearningStrategy, name="example_baseline_pg"):
+class BaselinePolicyGradient(LearningStrategy):
+    name = "example_baseline_pg"
     params_model = BaselinePGParams
 
     @property

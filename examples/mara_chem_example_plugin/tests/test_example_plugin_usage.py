@@ -43,3 +43,39 @@ def test_a_run_file_scores_and_learns_with_the_plugins():
 def test_a_misspelt_plugin_option_names_the_key():
     with pytest.raises(ConfigError, match="bta"):
         load_run_config(run_file({"type": "example_baseline_pg", "bta": 0.1}))
+
+
+def test_an_expensive_oracle_plugin_scores_on_the_shared_pool_and_cache(tmp_path):
+    """example_conformer_energy brings only a worker: mara-chem's pool runs it and its cache keeps it."""
+    cache = tmp_path / "conformers.sqlite"
+    scoring = {"type": "arithmetic_mean", "component": [{"example_conformer_energy": {"endpoint": [
+        {"name": "mmff", "params": {"executor": "pool", "n_workers": 1, "n_conformers": 2,
+                                    "cache_path": str(cache)},
+         "transform": {"type": "reverse_sigmoid", "low": -50.0, "high": 50.0, "k": 0.5}}]}}]}
+    config = load_run_config({**run_file({"type": "dap", "sigma": 128}), "stage": [{"max_steps": 5, "scoring": scoring}]})
+    scorer = Scorer(config.stage[0].scoring)
+    try:
+        first = scorer([PARACETAMOL, "not a smiles"])
+    finally:
+        scorer.close()
+    assert np.isfinite(first.raw["mmff"][0]) and np.isnan(first.total[1])
+    rescored = Scorer(config.stage[0].scoring)  # a new scorer: the energy comes from the cache file
+    try:
+        assert rescored([PARACETAMOL]).raw["mmff"][0] == first.raw["mmff"][0]
+    finally:
+        rescored.close()
+
+
+def test_a_plugin_diversity_filter_is_chosen_in_a_run_file_with_its_own_options():
+    from mara_chem.rl.diversity_filters import build_filter
+
+    table = {**run_file({"type": "dap"}), "diversity_filter": {"type": "example_repeat_cap", "repeats": 2}}
+    config = load_run_config(table)
+    assert config.diversity_filter == {"type": "example_repeat_cap", "repeats": 2}
+    df = build_filter(config.filter_for(config.stage[0]))
+    out = df.apply(["CCO", "CCO", "CCO", None], np.array([0.9, 0.9, 0.9, 0.5]), 1)
+    assert out.tolist() == [0.9, 0.9, 0.0, 0.5]  # the third CCO is over the cap of 2
+    with pytest.raises(ConfigError, match=r"diversity_filter.repeat\b.*unknown key"):
+        load_run_config({**table, "diversity_filter": {"type": "example_repeat_cap", "repeat": 2}})
+    with pytest.raises(ConfigError, match=r"diversity_filter.bucket_size.*unknown key"):  # not a REINVENT filter
+        load_run_config({**table, "diversity_filter": {"type": "example_repeat_cap", "bucket_size": 2}})

@@ -4,17 +4,12 @@
     out = strategy(StrategyBatch(...))                            # StrategyOutput(loss, rewards, info, targets)
 
 Types: ``dap``, ``mara`` (DAP + MARA), ``ips_dap``, ``reinforce``, ``rloo``, ``grpo``, ``ips_grpo``; MARA
-(``mara = true``) and IPS (``ips = true``) are options of every type. ``LearningStrategyConfig`` is the
-discriminated union (on ``type``) of the per-type option models, for the run-file validator.
+(``mara = true``) and IPS (``ips = true``) are options of every type. The run-file validator checks a table
+with its type's own model (``strategy_params_model``), plugins included.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Union
-
-from pydantic import Field
-
-from mara_chem.plugins import STRATEGIES
 from mara_chem.rl.strategies.base import (
     IpsOptions,
     LearningStrategy,
@@ -39,18 +34,10 @@ from mara_chem.rl.strategies.policy_gradient import (
     rloo_advantages,
 )
 
-# built-in types only: building it must not import plugins (they import this package); the run-file validator
-# dispatches through ``strategy_params_model`` and so accepts plugins too
-LearningStrategyConfig = Annotated[
-    Union[tuple(strategy_params_model(name) for name in STRATEGIES.names(plugins=False))],  # noqa: UP007
-    Field(discriminator="type"),
-]
-
 __all__ = [
     "DAP",
     "IpsOptions",
     "LearningStrategy",
-    "LearningStrategyConfig",
     "MaraOptions",
     "PolicyGradient",
     "StrategyBatch",

@@ -139,22 +139,23 @@ class IpsOptions(BaseModel):
 
 class LearningStrategy(nn.Module, metaclass=ABCMeta):
     """Base of every strategy. ``forward`` keeps the books (input checks, the MARA modifier, info);
-    subclasses implement :meth:`_loss` and :attr:`beta`. A subclass registers itself with ``class
-    X(LearningStrategy, name="x")`` and declares ``params_model`` whose ``type`` field defaults to the same name."""
+    subclasses implement :meth:`_loss` and :attr:`beta`. A subclass registers itself by its class-level
+    ``name`` (as every plugin family does) and declares ``params_model`` whose ``type`` field defaults to the
+    same name."""
 
     name: ClassVar[str]
     params_model: ClassVar[type[StrategyParams]]
     #: options besides ``type`` the contract suite builds the strategy with ({} = the defaults)
     example_params: ClassVar[dict[str, Any]] = {}
 
-    def __init_subclass__(cls, *, name: str | None = None, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if name is None:
+        name = cls.__dict__.get("name")
+        if not name:  # a subclass without its own name (a shared base) is not a new strategy
             return
         declared = cls.params_model.model_fields["type"].default
         if declared != name:
             raise TypeError(f"{cls.__name__}.params_model declares type {declared!r}, registered as {name!r}")
-        cls.name = name
         STRATEGIES.add(name, cls)
 
     def __init__(self, params: StrategyParams) -> None:

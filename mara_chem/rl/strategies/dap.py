@@ -112,9 +112,10 @@ class DAPParams(MaraOptions, IpsOptions, StrategyParams):
         return self
 
 
-class DAP(LearningStrategy, name="dap"):
+class DAP(LearningStrategy):
     """REINVENT's DAP loss composed from :func:`dap_loss`; owns log Z when ``learn_log_z``."""
 
+    name = "dap"
     params_model = DAPParams
     params: DAPParams
 
@@ -182,9 +183,10 @@ class MARAParams(DAPParams):
     mara: Literal[True] = True
 
 
-class MARA(DAP, name="mara"):
+class MARA(DAP):
     """DAP with the MARA modifier on."""
 
+    name = "mara"
     params_model = MARAParams
     example_params = {"tau_quantile": 0.5}
 
@@ -197,7 +199,8 @@ class IPSDAPParams(DAPParams):
     learn_log_z: bool = True
 
 
-class IPSDAP(DAP, name="ips_dap"):
+class IPSDAP(DAP):
     """DAP with the IPS row weights on."""
 
+    name = "ips_dap"
     params_model = IPSDAPParams

@@ -120,9 +120,10 @@ class ReinforceParams(PolicyGradientParams):
     type: Literal["reinforce"] = "reinforce"
 
 
-class Reinforce(PolicyGradient, name="reinforce"):
+class Reinforce(PolicyGradient):
     """REINFORCE without baseline."""
 
+    name = "reinforce"
     params_model = ReinforceParams
 
     def _advantages(self, rewards: torch.Tensor) -> torch.Tensor:
@@ -135,9 +136,10 @@ class RLOOParams(PolicyGradientParams):
     type: Literal["rloo"] = "rloo"
 
 
-class RLOO(PolicyGradient, name="rloo"):
+class RLOO(PolicyGradient):
     """REINFORCE with the leave-one-out baseline."""
 
+    name = "rloo"
     params_model = RLOOParams
 
     def _advantages(self, rewards: torch.Tensor) -> torch.Tensor:
@@ -150,9 +152,10 @@ class GRPOParams(PolicyGradientParams):
     type: Literal["grpo"] = "grpo"
 
 
-class GRPO(PolicyGradient, name="grpo"):
+class GRPO(PolicyGradient):
     """Group-normalised advantages, the whole on-policy batch being one group."""
 
+    name = "grpo"
     params_model = GRPOParams
 
     def _advantages(self, rewards: torch.Tensor) -> torch.Tensor:
@@ -167,7 +170,8 @@ class IPSGRPOParams(PolicyGradientParams):
     kl: Literal["reverse", "forward", "none"] = "none"
 
 
-class IPSGRPO(GRPO, name="ips_grpo"):
+class IPSGRPO(GRPO):
     """GRPO with the IPS modifier on."""
 
+    name = "ips_grpo"
     params_model = IPSGRPOParams

@@ -22,16 +22,16 @@ from pydantic import Field, field_validator, model_validator
 from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
 from mara_chem.scoring.docking.cache import DockingCache
-from mara_chem.scoring.docking.executors import (
-    DockingExecutor,
+from mara_chem.scoring.docking.protonation import check_available, list_protonators
+from mara_chem.scoring.docking.targets import check_target, list_dockstring_targets, resolve_target
+from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, VinaWorker, check_receptor_parses
+from mara_chem.scoring.workers.executors import (
+    Executor,
     ExecutorCacheOwner,
     build_executor,
     list_executors,
     map_with_cache,
 )
-from mara_chem.scoring.docking.protonation import check_available, list_protonators
-from mara_chem.scoring.docking.targets import check_target, list_dockstring_targets, resolve_target
-from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, check_receptor_parses
 
 log = logging.getLogger(__name__)
 
@@ -133,16 +133,17 @@ class VinaDocking(ExecutorCacheOwner, ScoringComponent):
         )
         check_receptor_parses(self.settings.receptor_pdbqt, str(self.target.receptor))
         self.cache = DockingCache(p.cache_path, self.settings) if p.cache_path else None
-        self._executor: DockingExecutor | None = None
+        self._executor: Executor[DockingSettings, DockOutcome] | None = None
         self._poses_written: set[str] = set()
 
     @property
-    def executor(self) -> DockingExecutor:
+    def executor(self) -> Executor[DockingSettings, DockOutcome]:
         """Started on first use, so building the component (e.g. to validate a run) costs nothing."""
         if self._executor is None:
             p = self.params
             self._executor = build_executor(
-                p.executor, self.settings, n_workers=p.n_workers, timeout_s=p.timeout_s, address=p.address
+                p.executor, self.settings, n_workers=p.n_workers, timeout_s=p.timeout_s, address=p.address,
+                worker_cls=VinaWorker,
             )
         return self._executor
 
@@ -185,10 +186,6 @@ class VinaDocking(ExecutorCacheOwner, ScoringComponent):
                 writer.write(mol)
                 self._poses_written.add(o.smiles)
             writer.close()
-
-    def cache_key(self) -> str:
-        """Settings that determine the score (receptor content, box, search, pH), not the worker layout."""
-        return f"{self.name}:{self.settings.fingerprint()}"
 
 
 def _as_value(outcome: DockOutcome | None) -> float | Failure:

@@ -10,7 +10,8 @@ A molecule whose search hits ``time_limit_s`` without a route is a failure with 
 reward when required), so a slow machine never passes for an unsolvable molecule; such outcomes are not
 cached. Each scored molecule's outcome (steps, routes found, seconds, and the best route's reactions with
 names and classes) is appended to ``routes_file``; set it to ``RUN_DIR/routes.jsonl`` and ``mara-chem
-report`` shows the routes of the hits. Workers run on the docking executors (``pool`` or ``ray``).
+report`` shows the routes of the hits. Workers run on the shared executors (``scoring.workers``: ``pool``
+or ``ray``).
 """
 
 from __future__ import annotations
@@ -26,16 +27,16 @@ from pydantic import Field, field_validator, model_validator
 
 from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
-from mara_chem.scoring.docking.executors import (
-    DockingExecutor,
+from mara_chem.scoring.retro.cache import RouteCache
+from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome, canonical_smiles_list
+from mara_chem.scoring.retro.settings import ALGORITHMS, CATALOGS, REACTION_SETS, RetroSettings
+from mara_chem.scoring.workers.executors import (
+    Executor,
     ExecutorCacheOwner,
     build_executor,
     list_executors,
     map_with_cache,
 )
-from mara_chem.scoring.retro.cache import RouteCache
-from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome, canonical_smiles_list
-from mara_chem.scoring.retro.settings import ALGORITHMS, CATALOGS, REACTION_SETS, RetroSettings
 
 log = logging.getLogger(__name__)
 
@@ -143,11 +144,11 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
         )
         self.fingerprint = self.settings.fingerprint()
         self.cache = RouteCache(p.cache_path, self.fingerprint) if p.cache_path else None
-        self._executor: DockingExecutor | None = None
+        self._executor: Executor[RetroSettings, RouteOutcome] | None = None
         self._routes_written: set[str] = set()
 
     @property
-    def executor(self) -> DockingExecutor:
+    def executor(self) -> Executor[RetroSettings, RouteOutcome]:
         """Started on first use, so building the component (e.g. to validate a run) costs nothing."""
         if self._executor is None:
             p = self.params
@@ -162,16 +163,14 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
         outcomes, n_cached = map_with_cache(valid, self.cache, lambda: self.executor)
         if self.params.routes_file:
             self._write_routes([outcomes[s] for s in valid])
-        n_solved = sum(1 for s in valid if isinstance(outcomes[s], RouteOutcome) and outcomes[s].solved)
+        n_solved = sum(1 for s in valid if outcomes[s].solved)
         log.info("retrosynthesis: %d molecules, %d searched, %d from cache, %d solved, %.1f s",
                  len(valid), len(valid) - n_cached, n_cached, n_solved, time.perf_counter() - start)
         return [self._value(outcomes.get(s)) for s in smiles]
 
-    def _value(self, outcome: Any) -> float | Failure:
+    def _value(self, outcome: RouteOutcome | None) -> float | Failure:
         if outcome is None:
             return Failure("invalid SMILES")
-        if not isinstance(outcome, RouteOutcome):  # the executor's own timeout or a dead worker
-            return Failure(outcome.reason or "unknown search failure")
         if outcome.solved:
             if self.params.score == "graded":
                 return (self.params.max_steps - outcome.steps + 1) / self.params.max_steps  # type: ignore[operator]
@@ -180,20 +179,17 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
             return Failure(outcome.reason)
         return 0.0
 
-    def _write_routes(self, outcomes: list[Any]) -> None:
+    def _write_routes(self, outcomes: list[RouteOutcome]) -> None:
         path = Path(self.params.routes_file)  # type: ignore[arg-type]
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a") as handle:
             for o in outcomes:
                 if o.smiles in self._routes_written:
                     continue
-                record = json.loads(o.to_json()) if isinstance(o, RouteOutcome) else {"smiles": o.smiles, "solved": False, "reason": o.reason}
+                record = json.loads(o.to_json())
                 record["reactions"] = self.params.reactions
                 handle.write(json.dumps(record) + "\n")
                 self._routes_written.add(o.smiles)
-
-    def cache_key(self) -> str:
-        return f"{self.name}:{self.fingerprint}:{self.params.score}"
 
 
 __all__: list[Any] = ["Retrosynthesis", "RetrosynthesisParams"]

@@ -1,7 +1,8 @@
-"""AutoDock Vina docking machinery behind the ``vina_docking`` component.
+"""AutoDock Vina docking behind the ``vina_docking`` component.
 
 targets (dockstring name or receptor + box) -> ligand_prep (pH, ETKDG, force field, Meeko PDBQT) ->
-vina_runner (a worker that computes the receptor maps once and docks many ligands) -> executors (serial,
-process pool, Ray; one interface) -> cache (sqlite, keyed by canonical SMILES and a settings hash).
-Heavy imports (vina, meeko, ray) stay inside the functions that use them.
+vina_runner (``VinaWorker``: computes the receptor maps once and docks many ligands) -> cache (the docking
+codec of the shared outcome cache). Where the workers run (serial, process pool, Ray) and the cache table
+are ``scoring/workers``, shared with every expensive oracle. Heavy imports (vina, meeko, ray) stay inside
+the functions that use them.
 """

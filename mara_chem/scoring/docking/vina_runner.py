@@ -1,7 +1,7 @@
 """A docking worker: one Vina object whose receptor maps are computed once, then many ligands docked.
 
 ``DockingSettings`` carries the receptor *text*, not its path, so a worker on another machine (a Ray node)
-needs no shared filesystem. ``VinaWorker.dock`` never raises for a molecule: it returns a ``DockOutcome``
+needs no shared filesystem. ``VinaWorker.run`` never raises for a molecule: it returns a ``DockOutcome``
 with a score or a reason. Vina's own seed makes each docking a function of (ligand, seed) alone, whatever
 the worker has docked before, so serial, pool and Ray runs agree.
 """
@@ -18,6 +18,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from mara_chem.scoring.docking.ligand_prep import LigandPrepError, prepare_ligand
+from mara_chem.scoring.workers.worker import Worker
 from mara_chem.text import first_line
 
 # Bump when ligand preparation changes in a way that changes scores (it invalidates persistent caches).
@@ -69,8 +70,10 @@ class DockOutcome:
         return self.score is not None
 
 
-class VinaWorker:
-    """Holds one Vina object with precomputed maps; ``dock`` prepares and docks one SMILES."""
+class VinaWorker(Worker[DockingSettings, DockOutcome]):
+    """Holds one Vina object with precomputed maps; ``run`` prepares and docks one SMILES."""
+
+    kind = "docking worker"
 
     def __init__(self, settings: DockingSettings):
         from vina import Vina
@@ -84,11 +87,15 @@ class VinaWorker:
             self.vina.set_receptor(path)
         self.vina.compute_vina_maps(center=list(settings.center), box_size=list(settings.size), spacing=settings.spacing)
 
-    def ping(self) -> bool:
-        """Returns once the maps exist (a worker is 'ready' when this answers)."""
-        return True
+    @classmethod
+    def failure(cls, smiles: str, reason: str, seconds: float) -> DockOutcome:
+        return DockOutcome(smiles, reason=reason, seconds=seconds, cacheable=False)
 
-    def dock(self, smiles: str) -> DockOutcome:
+    @classmethod
+    def label(cls, settings: DockingSettings) -> str:
+        return f"receptor {settings.receptor_name}"
+
+    def run(self, smiles: str) -> DockOutcome:
         start = time.perf_counter()
         s = self.settings
         try:
@@ -135,35 +142,6 @@ def check_receptor_parses(receptor_pdbqt: str, label: str) -> None:
             vina.set_receptor(path)
         except Exception as exc:  # Vina raises RuntimeError/TypeError with its parser's message
             raise ValueError(f"Vina cannot read receptor {label!r}: {first_line(str(exc))}") from None
-
-
-def pool_worker_main(conn: Any) -> None:
-    """Entry point of a pool process: say hello, receive the settings and worker class over the pipe, then serve."""
-    conn.send(("hello", None))
-    try:
-        settings, worker_cls = conn.recv()
-    except EOFError:
-        return
-    worker_main(conn, settings, worker_cls)
-
-
-def worker_main(conn: Any, settings: Any, worker_cls: type = VinaWorker) -> None:
-    """Entry point of a pool process: build the worker, say 'ready', then answer (index, SMILES) requests."""
-    try:
-        worker = worker_cls(settings)
-    except Exception as exc:
-        label = f"receptor {settings.receptor_name}" if isinstance(settings, DockingSettings) else worker_cls.__name__
-        conn.send(("init_error", f"{label}: {type(exc).__name__}: {first_line(str(exc))}"))
-        return
-    conn.send(("ready", None))
-    while True:
-        try:
-            request = conn.recv()
-        except EOFError:
-            return
-        if request is None:
-            return
-        conn.send(("result", worker.dock(request)))
 
 
 def _tool_package(protonation: str) -> str:

@@ -1,63 +1,25 @@
-"""Persistent route cache: sqlite keyed by (settings fingerprint, canonical SMILES).
+"""The route cache: the shared ``OutcomeCache`` keyed by ``RetroSettings.fingerprint``.
 
-The fingerprint (``RetroSettings.fingerprint``) covers the search settings, the template-set hash, the
-purchasable list and the library versions, so a changed template file or stock never reuses old answers.
-Outcomes that depend on the machine (time limit hit, worker died) are not stored.
+The fingerprint covers the search settings, the template-set hash, the purchasable list and the library
+versions, so a changed template file or stock never reuses old answers. Outcomes that depend on the
+machine (time limit hit, worker died) are not stored. Files written by earlier versions (a ``routes``
+table) are read: their rows are copied once.
 """
 
 from __future__ import annotations
 
-import sqlite3
-import time
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from mara_chem.scoring.retro.search import RouteOutcome
+from mara_chem.scoring.workers.cache import LegacyTable, OutcomeCache
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS routes (
-    fingerprint TEXT NOT NULL,
-    smiles TEXT NOT NULL,
-    outcome TEXT NOT NULL,
-    created REAL NOT NULL,
-    PRIMARY KEY (fingerprint, smiles)
-);
-"""
+#: the table of the route cache before the outcome cache was shared (mara-chem <= 0.1.0)
+LEGACY_ROUTES_TABLE = LegacyTable("routes", "SELECT fingerprint, smiles, outcome, created FROM routes")
 
 
-class RouteCache:
-    """``get`` returns the stored outcomes of some SMILES; ``put`` stores the cacheable ones."""
+class RouteCache(OutcomeCache[RouteOutcome]):
+    """Route outcomes for one settings fingerprint."""
 
     def __init__(self, path: str | Path, fingerprint: str):
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fingerprint = fingerprint
-        self._db = sqlite3.connect(self.path)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.executescript(_SCHEMA)
-
-    def get(self, smiles: Sequence[str]) -> dict[str, RouteOutcome]:
-        found: dict[str, RouteOutcome] = {}
-        unique = list(dict.fromkeys(smiles))
-        for start in range(0, len(unique), 500):  # stay under sqlite's bound-parameter limit
-            chunk = unique[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT smiles, outcome FROM routes WHERE fingerprint = ? AND smiles IN ({marks})",
-                (self.fingerprint, *chunk),
-            )
-            found.update((smi, RouteOutcome.from_json(text)) for smi, text in rows)
-        return found
-
-    def put(self, outcomes: Iterable[RouteOutcome]) -> int:
-        rows = [(self.fingerprint, o.smiles, o.to_json(), time.time()) for o in outcomes if o.cacheable]
-        with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO routes VALUES (?, ?, ?, ?)", rows)
-        return len(rows)
-
-    def __len__(self) -> int:
-        (count,) = self._db.execute("SELECT COUNT(*) FROM routes WHERE fingerprint = ?", (self.fingerprint,)).fetchone()
-        return int(count)
-
-    def close(self) -> None:
-        self._db.close()
+        super().__init__(path, fingerprint, RouteOutcome.to_json, RouteOutcome.from_json,
+                         legacy=[LEGACY_ROUTES_TABLE])

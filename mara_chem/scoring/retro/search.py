@@ -2,8 +2,8 @@
 
 ``RetroSettings`` (``settings.py``) is everything that determines an outcome, picklable (the purchasable list travels as
 text, so a Ray node needs no shared filesystem). ``RetroWorker`` builds the model and stock once and plans
-many molecules; it has the ``ping``/``dock`` methods of a docking worker, so the docking executors
-(``serial``, ``pool``, ``ray``) run it unchanged. The search always expands the target (a route has at
+many molecules; it is a ``scoring.workers`` worker, so the shared executors (``serial``, ``pool``, ``ray``)
+run it. The search always expands the target (a route has at
 least one reaction, even for a target that is itself in stock), stops at its first solution by default, and is bounded by ``time_limit_s`` and
 ``max_iterations``. A search that runs out of time without a route says so in ``reason``; such outcomes
 depend on the machine and are not cached.
@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from rdkit import Chem
 
 from mara_chem.scoring.retro.settings import RetroSettings
+from mara_chem.scoring.workers.worker import Worker
 
 
 def canonical_smiles_list(lines: Iterable[str]) -> frozenset[str]:
@@ -60,8 +61,10 @@ class RouteOutcome:
         return cls(**json.loads(text))
 
 
-class RetroWorker:
-    """Template model + stock built once; ``dock(smiles)`` (the executors' entry point) plans one molecule."""
+class RetroWorker(Worker[RetroSettings, RouteOutcome]):
+    """Template model + stock built once; ``run(smiles)`` (the executors' entry point) plans one molecule."""
+
+    kind = "retrosynthesis worker"
 
     def __init__(self, settings: RetroSettings):
         from mara_chem.scoring.retro.model import TemplateBackwardModel
@@ -72,12 +75,12 @@ class RetroWorker:
                                            max_cache_size=20_000)
         self.stock = BloomStock(settings.catalog, settings.purchasable_smiles, settings.max_stock_heavy_atoms)
 
-    def ping(self) -> bool:
-        return True
-
-    def dock(self, smiles: str) -> RouteOutcome:
-        """Named like the docking workers' method so the shared executors can call it."""
+    def run(self, smiles: str) -> RouteOutcome:
         return self.plan(smiles)
+
+    @classmethod
+    def failure(cls, smiles: str, reason: str, seconds: float) -> RouteOutcome:
+        return RouteOutcome(smiles, reason=reason, seconds=seconds, cacheable=False)
 
     def plan(self, smiles: str) -> RouteOutcome:
         from syntheseus.interface.molecule import Molecule

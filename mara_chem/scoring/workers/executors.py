@@ -1,13 +1,13 @@
-"""Where ligands are docked: ``serial`` (this process), ``pool`` (local worker processes), ``ray`` (a cluster).
+"""Where an expensive oracle's molecules run: ``serial`` (this process), ``pool`` (local worker processes),
+``ray`` (a cluster).
 
-One interface, ``DockingExecutor.map(smiles) -> outcomes in input order``, and one registry by name.
-The parallel executors share one scheduling loop (``_ParallelExecutor``): each worker computes the
-receptor maps once, then takes one ligand at a time; a ligand that overruns ``timeout_s`` has its worker
-killed and replaced (Vina cannot be interrupted inside its C++ search), and a worker that dies takes only
-its current ligand with it. Backends fill four hooks: spawn, send, poll, kill.
-The worker class is a parameter (default ``VinaWorker``): anything built from picklable settings with a
-``cpu_per_worker`` field, answering ``ping()`` and ``dock(smiles)`` with an outcome that has ``smiles``,
-runs on the same executors (the retrosynthesis component's ``RetroWorker`` does).
+One interface, ``Executor.map(smiles) -> outcomes in input order``, and one registry by name. An executor
+is built from a ``Worker`` class (``worker.py``: ``ping``, ``run``, ``failure``) and that worker's settings,
+so Vina docking and retrosynthesis run on the same three executors, and so does the next oracle.
+The parallel executors share one scheduling loop (``_ParallelExecutor``): each worker does its set-up once
+(receptor maps, a template model), then takes one molecule at a time; a molecule that overruns
+``timeout_s`` has its worker killed and replaced (Vina cannot be interrupted inside its C++ search), and a
+worker that dies takes only its current molecule with it. Backends fill four hooks: spawn, send, poll, kill.
 """
 
 from __future__ import annotations
@@ -18,10 +18,11 @@ import time
 from collections import deque
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Generic
 
 from mara_chem.plugins import EXECUTORS
-from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome, VinaWorker, pool_worker_main
+from mara_chem.scoring.workers.cache import OutcomeCache
+from mara_chem.scoring.workers.worker import O, S, Worker, pool_worker_main
 
 log = logging.getLogger(__name__)
 
@@ -36,17 +37,6 @@ MAIN_GUARD_HINT = (
 Event = tuple[Any, str, Any]
 
 
-def docking_cost(smiles: str) -> float:
-    """Rough relative Vina time (heavy atoms x torsions), only to order work; 0 for unparsable input."""
-    from rdkit import Chem
-    from rdkit.Chem import rdMolDescriptors
-
-    mol = Chem.MolFromSmiles(smiles)
-    if mol is None:
-        return 0.0
-    return mol.GetNumHeavyAtoms() * (1 + rdMolDescriptors.CalcNumRotatableBonds(mol))
-
-
 def available_cores() -> int:
     """Cores this process may use (the affinity mask, which containers and ``taskset`` narrow)."""
     try:
@@ -55,8 +45,8 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-class DockingExecutor(ABC):
-    """Docks SMILES with fixed settings; ``map`` returns one ``DockOutcome`` per input, in order.
+class Executor(ABC, Generic[S, O]):
+    """Runs SMILES through ``worker_cls(settings)``; ``map`` returns one outcome per input, in order.
 
     ``map`` is the template (empty batches, one outcome per input, each for its own SMILES); subclasses
     implement ``_map`` and ``n_workers``.
@@ -71,12 +61,13 @@ class DockingExecutor(ABC):
 
     def __init__(
         self,
-        settings: DockingSettings,
+        settings: S,
         n_workers: int | None = None,
         timeout_s: float = 120.0,
         address: str | None = None,
         init_timeout_s: float = 600.0,
-        worker_cls: type = VinaWorker,
+        *,
+        worker_cls: type[Worker[S, O]],
     ):
         self.settings = settings
         self.worker_cls = worker_cls
@@ -88,9 +79,9 @@ class DockingExecutor(ABC):
     @property
     @abstractmethod
     def n_workers(self) -> int:
-        """Workers docking in parallel."""
+        """Workers running in parallel."""
 
-    def map(self, smiles: Sequence[str]) -> list[DockOutcome]:
+    def map(self, smiles: Sequence[str]) -> list[O]:
         """One outcome per SMILES, in input order; an executor that loses or reorders molecules is a bug."""
         smiles = list(smiles)
         if not smiles:
@@ -101,26 +92,26 @@ class DockingExecutor(ABC):
         return outcomes
 
     @abstractmethod
-    def _map(self, smiles: list[str]) -> list[DockOutcome]:
-        """Dock a non-empty batch; outcome i belongs to ``smiles[i]``."""
+    def _map(self, smiles: list[str]) -> list[O]:
+        """Run a non-empty batch; outcome i belongs to ``smiles[i]``."""
 
     def close(self) -> None:
         """Stop the workers; the executor may not be used afterwards."""
 
-    def __enter__(self) -> "DockingExecutor":
+    def __enter__(self) -> "Executor[S, O]":
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _timeout_outcome(self, smiles: str, seconds: float) -> DockOutcome:
-        return DockOutcome(smiles, reason=f"timeout after {self.timeout_s:g} s", seconds=seconds, cacheable=False)
+    def _timeout_outcome(self, smiles: str, seconds: float) -> O:
+        return self.worker_cls.failure(smiles, f"timeout after {self.timeout_s:g} s", seconds)
 
 
-class SerialExecutor(DockingExecutor):
+class SerialExecutor(Executor[S, O]):
     """One worker in this process: for debugging and small jobs.
 
-    Vina cannot be pre-empted here, so a ligand that overruns ``timeout_s`` is docked to the end and then
+    A worker cannot be pre-empted here, so a molecule that overruns ``timeout_s`` is run to the end and then
     reported as a timeout, as the pool would report it; the executors thus agree on every molecule.
     """
 
@@ -134,12 +125,12 @@ class SerialExecutor(DockingExecutor):
     def n_workers(self) -> int:
         return 1
 
-    def _map(self, smiles: list[str]) -> list[DockOutcome]:
+    def _map(self, smiles: list[str]) -> list[O]:
         if self._worker is None:
             self._worker = self.worker_cls(self.settings)
         outcomes = []
         for smi in smiles:
-            out = self._worker.dock(smi)
+            out = self._worker.run(smi)
             outcomes.append(self._timeout_outcome(smi, out.seconds) if out.seconds > self.timeout_s else out)
         return outcomes
 
@@ -147,7 +138,7 @@ class SerialExecutor(DockingExecutor):
         self._worker = None
 
 
-class _ParallelExecutor(DockingExecutor):
+class _ParallelExecutor(Executor[S, O]):
     """The scheduling loop shared by process and Ray workers (timeouts, deaths, replacements)."""
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -167,7 +158,7 @@ class _ParallelExecutor(DockingExecutor):
 
     @abstractmethod
     def _spawn(self) -> Any:
-        """Start one worker (it computes its maps and then reports READY)."""
+        """Start one worker (it does its set-up and then reports READY)."""
 
     @abstractmethod
     def _send(self, worker: Any, smiles: str) -> None:
@@ -194,7 +185,7 @@ class _ParallelExecutor(DockingExecutor):
         return self.requested_workers or self._default_workers()
 
     def start(self) -> None:
-        """Start every worker and wait until each has its maps; a broken receptor or box raises here."""
+        """Start every worker and wait until each is set up; a broken receptor or box raises here."""
         if self._open:
             return
         self._setup()
@@ -205,13 +196,14 @@ class _ParallelExecutor(DockingExecutor):
         while any(state == "starting" for state in self._state.values()):
             self._dispatch(self._poll(self._wait_time()), [], [])
             self._check_startup()
-        log.info("docking: %d %s workers ready in %.1f s", self.n_workers, self.name, time.perf_counter() - t0)
+        log.info("%s: %d %s workers ready in %.1f s", self.worker_cls.kind, self.n_workers, self.name,
+                 time.perf_counter() - t0)
 
-    def _map(self, smiles: list[str]) -> list[DockOutcome]:
+    def _map(self, smiles: list[str]) -> list[O]:
         self.start()
-        results: list[DockOutcome | None] = [None] * len(smiles)
-        # longest first: the batch ends when its slowest ligand does, so start the slow ones early
-        queue = deque(sorted(range(len(smiles)), key=lambda i: -docking_cost(smiles[i])))
+        results: list[O | None] = [None] * len(smiles)
+        # longest first: the batch ends when its slowest molecule does, so start the slow ones early
+        queue = deque(sorted(range(len(smiles)), key=lambda i: -self.worker_cls.cost(smiles[i])))
         while queue or self._task:
             for worker in [w for w, state in self._state.items() if state == "idle"]:
                 if not queue:
@@ -270,20 +262,19 @@ class _ParallelExecutor(DockingExecutor):
                 self._state[worker] = "idle"
             elif kind == INIT_ERROR:
                 self.close()
-                raise RuntimeError(f"docking worker could not start: {payload}")
+                raise RuntimeError(f"{self.worker_cls.kind} could not start: {payload}")
             elif kind == DIED and self._state[worker] == "starting":
                 never_started = self.name == "pool" and worker not in self._greeted
                 self.close()
                 if never_started:
-                    raise RuntimeError(f"docking worker died before it started ({payload}); {MAIN_GUARD_HINT}")
-                raise RuntimeError(f"docking worker died while computing its maps ({payload})")
+                    raise RuntimeError(f"{self.worker_cls.kind} died before it started ({payload}); {MAIN_GUARD_HINT}")
+                raise RuntimeError(f"{self.worker_cls.kind} died during its set-up ({payload})")
             elif kind == DIED:
                 if worker in self._task:
                     index, start = self._task[worker]
-                    results[index] = DockOutcome(
-                        smiles[index], reason=f"worker died ({payload})", seconds=time.perf_counter() - start, cacheable=False
-                    )
-                log.warning("docking worker died (%s); starting a new one", payload)
+                    results[index] = self.worker_cls.failure(smiles[index], f"worker died ({payload})",
+                                                             time.perf_counter() - start)
+                log.warning("%s died (%s); starting a new one", self.worker_cls.kind, payload)
                 self._replace(worker)
 
     def _expire(self, results: list, smiles: Sequence[str]) -> None:
@@ -291,7 +282,7 @@ class _ParallelExecutor(DockingExecutor):
         for worker, (index, start) in list(self._task.items()):
             if now - start >= self.timeout_s:
                 results[index] = self._timeout_outcome(smiles[index], now - start)
-                log.info("docking timeout after %.1f s: %s", now - start, smiles[index])
+                log.info("%s timeout after %.1f s: %s", self.worker_cls.kind, now - start, smiles[index])
                 self._replace(worker)
 
     def _check_startup(self) -> None:
@@ -299,7 +290,7 @@ class _ParallelExecutor(DockingExecutor):
         for worker, state in self._state.items():
             if state == "starting" and now - self._started_at[worker] > self.init_timeout_s:
                 self.close()
-                raise RuntimeError(f"docking worker did not compute its maps within {self.init_timeout_s:g} s")
+                raise RuntimeError(f"{self.worker_cls.kind} did not finish its set-up within {self.init_timeout_s:g} s")
 
 
 class _ProcessWorker:
@@ -310,7 +301,7 @@ class _ProcessWorker:
 
 
 class PoolExecutor(_ParallelExecutor):
-    """Local worker processes (``spawn``: safe next to torch threads), one ligand in flight per worker."""
+    """Local worker processes (``spawn``: safe next to torch threads), one molecule in flight per worker."""
 
     name = "pool"
 
@@ -318,7 +309,8 @@ class PoolExecutor(_ParallelExecutor):
         import multiprocessing as mp
 
         if getattr(mp.current_process(), "_inheriting", False):  # we ARE a spawned child re-running the script
-            raise RuntimeError(f"docking pool started while a worker process was bootstrapping; {MAIN_GUARD_HINT}")
+            raise RuntimeError(f"{self.worker_cls.kind} pool started while a worker process was bootstrapping; "
+                               f"{MAIN_GUARD_HINT}")
         ctx = mp.get_context("spawn")
         parent, child = ctx.Pipe()
         # the settings (with the receptor text) follow over the pipe once the child says hello: handed to
@@ -411,7 +403,7 @@ class RayExecutor(_ParallelExecutor):
         return worker
 
     def _send(self, worker: _RayWorker, smiles: str) -> None:
-        self._refs[worker.actor.dock.remote(smiles)] = (worker, RESULT)
+        self._refs[worker.actor.run.remote(smiles)] = (worker, RESULT)
 
     def _poll(self, timeout: float) -> list[Event]:
         import ray
@@ -457,17 +449,18 @@ def list_executors() -> list[str]:
     return EXECUTORS.names()
 
 
-def build_executor(name: str, settings: DockingSettings, **options: Any) -> DockingExecutor:
-    """An executor by registry name (``serial``, ``pool``, ``ray``); unknown names list the valid ones."""
-    return EXECUTORS.get(name)(settings, **options)
+def build_executor(name: str, settings: S, *, worker_cls: type[Worker[S, O]], **options: Any) -> Executor[S, O]:
+    """An executor by registry name (``serial``, ``pool``, ``ray``) running ``worker_cls(settings)``; unknown
+    names list the valid ones."""
+    return EXECUTORS.get(name)(settings, worker_cls=worker_cls, **options)
 
 
-def map_with_cache(smiles: Sequence[str], cache: Any, executor: Callable[[], DockingExecutor]) -> tuple[dict[str, Any], int]:
-    """Outcomes by SMILES for unique ``smiles``: those in ``cache`` (None: no cache; ``get``/``put`` as the
-    docking and route caches have), the rest mapped on ``executor()`` (called only when something is left, so
-    workers start on first need) and stored; also how many came from the cache. Machine-dependent failures
-    carry ``cacheable = False`` and are not stored."""
-    outcomes: dict[str, Any] = cache.get(smiles) if cache is not None else {}
+def map_with_cache(smiles: Sequence[str], cache: OutcomeCache[O] | None,
+                   executor: Callable[[], Executor[Any, O]]) -> tuple[dict[str, O], int]:
+    """Outcomes by SMILES for unique ``smiles``: those in ``cache`` (None: no cache), the rest mapped on
+    ``executor()`` (called only when something is left, so workers start on first need) and stored; also how
+    many came from the cache. Machine-dependent failures carry ``cacheable = False`` and are not stored."""
+    outcomes: dict[str, O] = cache.get(smiles) if cache is not None else {}
     n_cached = len(outcomes)
     todo = [s for s in smiles if s not in outcomes]
     if todo:
@@ -482,8 +475,8 @@ class ExecutorCacheOwner:
     """Mixin of the components that score through a worker pool and an outcome cache (docking,
     retrosynthesis): ``close`` shuts both, once."""
 
-    _executor: DockingExecutor | None
-    cache: Any
+    _executor: Executor | None
+    cache: OutcomeCache | None
 
     def close(self) -> None:
         if self._executor is not None:

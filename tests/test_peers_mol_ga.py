@@ -93,3 +93,14 @@ def test_bad_options_are_refused_before_any_call(tmp_path: Path, capsys) -> None
     assert mol_ga_peer.main(["--task", "no_such_task", "--out", str(tmp_path / "b")]) == 2
     assert "unknown task" in capsys.readouterr().err
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_a_used_folder_is_refused_and_overwrite_deletes_only_the_peers_files(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "oracle_log.csv").write_text("call\n")
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(peer_run.PeerError, match="already holds a run"):
+        peer_run.prepare_run_dir(out, overwrite=False)
+    peer_run.prepare_run_dir(out, overwrite=True)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,15 +49,17 @@ def resolve_task(name: str) -> Task:
     return tasks[0]
 
 
-def prepare_run_dir(out: Path, overwrite: bool) -> None:
-    """An empty (or new) run folder; a folder holding a previous run is refused unless ``overwrite``."""
+def prepare_run_dir(out: Path, overwrite: bool, outputs: tuple[str, ...] = ()) -> None:
+    """A run folder without a previous run: one holding a peer's record or oracle log is refused unless
+    ``overwrite``, which deletes only the files a peer writes (these, ``outputs``, metrics.json), nothing else."""
     from mara_chem.run_folder.oracle_log import LOG_NAME
 
-    used = [p for p in (out / LOG_NAME, out / RECORD_NAME) if p.exists()]
+    names = (LOG_NAME, RECORD_NAME, "metrics.json", *outputs)
+    used = [out / n for n in names if (out / n).exists()]
     if used and not overwrite:
         raise PeerError(f"{out} already holds a run ({used[0].name}); use --overwrite or another --out")
-    if overwrite and out.exists():
-        shutil.rmtree(out)
+    for path in used:
+        path.unlink()
     out.mkdir(parents=True, exist_ok=True)
 
 

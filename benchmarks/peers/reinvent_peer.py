@@ -56,6 +56,9 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 SUMMARY_PREFIX = "reinvent_summary"
 RUN_REINVENT = Path(__file__).resolve().with_name("run_reinvent.py")
+#: what a REINVENT peer run writes besides the oracle log and the record (replaced by --overwrite)
+OUTPUTS = (f"{SUMMARY_PREFIX}_1.csv", "reinvent.log", "reinvent_run.toml", "peer_run_mara.toml", "prior.reinvent",
+           "prior_end_after_end.prior", "reinvent_agent.chkpt")
 
 
 def reinvent_run_file(task, prior: Path, out: Path, settings: dict[str, Any], seed: int, max_steps: int) -> dict:
@@ -241,7 +244,7 @@ def run_reinvent(task_name: str, out: Path, budget: int, seed: int, preset: str,
         raise PeerError(f"--budget must be at least 1 oracle call, got {budget}")
     task = resolve_task(task_name)
     steps = max_steps or budget  # at least one new molecule a step; the budget normally stops REINVENT first
-    prepare_run_dir(out, overwrite)
+    prepare_run_dir(out, overwrite, OUTPUTS)
     reinvent_prior, end_logp = convert_prior(prior, out)
     run_file, changes = write_reinvent_run_file(task, reinvent_prior, out, settings, seed, steps)
     reader, counted = SummaryReader(out / f"{SUMMARY_PREFIX}_1.csv"), FirstOccurrences()

@@ -50,6 +50,13 @@ def test_conversion_counts_first_valid_occurrences_up_to_the_budget(tmp_path: Pa
     assert log.df["score"].tolist() == [0.4, 0.4426175, 0.35]
 
 
+def test_a_task_with_several_endpoints_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    with pytest.raises(peer_run.PeerError, match="runs single-endpoint tasks"):
+        reinvent_peer.run_reinvent("ref_neighbourhoods", out, 100, 0, "pmo", "moses-gru-2x256")
+    assert not out.exists()
+
+
 def test_reader_keeps_a_torn_last_line_for_later(tmp_path: Path) -> None:
     path = _summary(tmp_path / "s_1.csv", [("CCO", "1", "0.4000000", 1)])
     with open(path, "a") as handle:

@@ -178,30 +178,36 @@ def _number(text: str | None) -> float:
     return value
 
 
+def single_endpoint(task) -> str:
+    """The task's one endpoint (every PMO task has one, of weight 1: the task's score is its value); a task with
+    several is refused, since REINVENT's total is taken after its diversity filter and is no oracle score."""
+    scorer = scorer_for(task)
+    names = scorer.endpoint_names
+    scorer.close()
+    if len(names) != 1:
+        raise PeerError(f"task {task.name!r} has {len(names)} endpoints ({', '.join(names)}); the REINVENT peer "
+                        "runs single-endpoint tasks (every PMO task)")
+    return names[0]
+
+
 def write_oracle_log(task, calls: list[tuple[str, dict[str, str]]], out: Path, budget: int) -> int:
     """REINVENT's first occurrences as mara-chem's oracle log (mara-chem's writer); returns the calls written.
 
-    ``score``: the task's total as mara-chem aggregates it, from REINVENT's endpoint columns (for a PMO task,
-    one endpoint of weight 1: its value). A score REINVENT could not compute is NaN (a spent, failed call)."""
-    import numpy as np
-
+    ``score``: the task's one endpoint as REINVENT wrote it (before its diversity filter). A score REINVENT could
+    not compute is NaN (a spent, failed call)."""
     from mara_chem.rl.oracle import LOG_NAME, OracleLog, Scored, log_row
 
-    scorer = scorer_for(task)
-    names = scorer.endpoint_names
-    log = OracleLog(out / LOG_NAME, names)
+    name = single_endpoint(task)
+    log = OracleLog(out / LOG_NAME, [name])
     rows = []
     for call, (smiles, row) in enumerate(calls[:budget], start=1):
-        missing = [n for n in names if n not in row]
-        if missing:
-            raise PeerError(f"REINVENT's summary lacks the endpoint columns {missing}; it has {list(row)}")
-        scores = {n: _number(row[n]) for n in names}
-        raw = {n: _number(row.get(f"{n} (raw)")) for n in names}
-        total = float(scorer._combine({n: np.array([scores[n]]) for n in names}, 1)[0])
-        rows.append(log_row(log, smiles, Scored(total=total, scores=scores, raw=raw,
-                                               reason=None if math.isfinite(total) else "REINVENT: no score",
+        if name not in row:
+            raise PeerError(f"REINVENT's summary lacks the endpoint column {name!r}; it has {list(row)}")
+        score = _number(row[name])
+        rows.append(log_row(log, smiles, Scored(total=score, scores={name: score},
+                                               raw={name: _number(row.get(f"{name} (raw)"))},
+                                               reason=None if math.isfinite(score) else "REINVENT: no score",
                                                call=call), int(row["step"]), 1))
-    scorer.close()
     log.append(rows)
     return len(rows)
 
@@ -243,6 +249,7 @@ def run_reinvent(task_name: str, out: Path, budget: int, seed: int, preset: str,
     if budget < 1:
         raise PeerError(f"--budget must be at least 1 oracle call, got {budget}")
     task = resolve_task(task_name)
+    single_endpoint(task)  # refused before anything is written
     steps = max_steps or budget  # at least one new molecule a step; the budget normally stops REINVENT first
     prepare_run_dir(out, overwrite, OUTPUTS)
     reinvent_prior, end_logp = convert_prior(prior, out)

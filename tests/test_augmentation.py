@@ -201,3 +201,28 @@ def test_options_are_validated(tmp_path: Path) -> None:
     assert load_run_config(config).parameters.augmentation_rounds == 0
     config["parameters"]["augmentation_rounds"], config["parameters"]["selective_memory_purge"] = 1, False
     assert load_run_config(config).parameters.selective_memory_purge is False
+
+
+def _every_strategy() -> list[dict]:
+    from mara_chem.plugins import STRATEGIES
+    from mara_chem.rl.strategies import list_strategies
+
+    return [{"type": name, **STRATEGIES.get(name).example_params} for name in list_strategies()] + [
+        {"type": "reinforce", "kl": "forward"}, {"type": "ips_dap", "outcome": "scaffold", "frequency": "window"},
+        {"type": "ips_grpo", "mara": True, "tau": 0.6}]
+
+
+@pytest.mark.parametrize("strategy", _every_strategy(), ids=lambda s: "-".join(f"{v}" for v in s.values()))
+def test_augmentation_composes_with_every_strategy(tmp_path: Path, strategy: dict) -> None:
+    """Two steps of batch 16 with one round: every strategy takes its extra optimiser step, no extra call."""
+    golden = _golden_runs()
+    config = golden.config(tmp_path, strategy)
+    config["parameters"].update(batch_size=16, augmentation_rounds=1)
+    config["stage"][0].update(max_steps=2, min_steps=2)
+    runner = StagedLearning(load_run_config(config), overwrite=True, quiet=True)
+    steps = []
+    step = runner.optimizer.step
+    runner.optimizer.step = lambda *a, **k: (steps.append(1), step(*a, **k))[1]
+    result = runner.run()
+    assert len(steps) == 4 and result.steps == 2
+    assert len(runner.oracle_log.read()) == result.oracle_calls <= 32

@@ -17,7 +17,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "mara_chem"
 
 #: bottom to top; a unit may import units on its own floor's lower floors only (and itself)
 FLOORS: list[set[str]] = [
-    {"mara_chem", "text", "registry"},
+    {"mara_chem", "text", "registry", "atomic", "output_paths"},
     {"chem", "resources", "plugins"},
     {"run_folder", "models", "data"},
     {"scoring"},

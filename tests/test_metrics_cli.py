@@ -39,9 +39,9 @@ def test_compute_metrics(run_dir: Path) -> None:
 
 
 def test_budget_from_run_json(run_dir: Path) -> None:
-    (run_dir / "run.json").write_text(json.dumps({"stage": [{"max_oracle_calls": 5}, {"max_oracle_calls": 4}]}))
-    m = compute_metrics(run_dir, [0.8])
-    assert (m["budget"], m["budget_source"], m["thresholds"][0]["yield"]) == (9, "run.json", 3)
+    (run_dir / "run.json").write_text(json.dumps({"stage": [{"max_oracle_calls": 6}, {"max_oracle_calls": 5}]}))
+    m = compute_metrics(run_dir, [0.8])  # 10 calls spent of 11 (a log beyond its budget is refused: tests/hostile)
+    assert (m["budget"], m["budget_source"], m["thresholds"][0]["yield"]) == (11, "run.json", 4)
     (run_dir / "run.json").unlink()
     m = compute_metrics(run_dir, [0.8])
     assert (m["budget"], m["budget_source"], m["thresholds"][0]["yield"]) == (10, "calls in log", 4)

@@ -52,7 +52,12 @@ def resolve_budget(run_dir: str | Path, budget: int | None, log: LogTable) -> tu
             if not isinstance(s["max_oracle_calls"], int) or s["max_oracle_calls"] < 1:
                 raise ValueError(f"{Path(run_dir) / 'run.json'}: stage {i} max_oracle_calls must be a positive "
                                  f"integer, got {s['max_oracle_calls']!r}")
-        return int(sum(int(s["max_oracle_calls"]) for s in stages)), "run.json"
+        total = int(sum(int(s["max_oracle_calls"]) for s in stages))
+        spent = int(log.df["call"].max()) if log.n_rows else 0
+        if spent > total:  # calls are numbered 1..N in file order, so call ``total + 1`` is on line total + 2
+            raise ValueError(f"{Path(run_dir) / 'oracle_log.csv'} line {total + 2}: call number {total + 1} is "
+                             f"beyond the run's budget of {total} calls (the stages' max_oracle_calls in run.json)")
+        return total, "run.json"
     return max(1, int(log.df["call"].max()) if log.n_rows else 1), "calls in log"
 
 

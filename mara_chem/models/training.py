@@ -17,6 +17,7 @@ import torch
 from tqdm import tqdm
 
 from mara_chem.chem.smiles import canonicalize, randomize
+from mara_chem.chem.smiles_file import SmilesFileError, open_text
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import build_network
 from mara_chem.models.prior_file import load_prior, save_prior
@@ -60,18 +61,22 @@ class TrainConfig:
 
 
 def read_smiles_file(path: str | Path) -> list[str]:
-    """First column of a .smi/.csv/.txt (optionally .gz) file; a header named like 'smiles' is skipped."""
-    import gzip
-
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
+    """First column of a .smi/.csv/.txt (optionally gzip) file; a header named like 'smiles' is skipped.
+    Raises SmilesFileError naming the file and line for a binary or undecodable file."""
     out: list[str] = []
-    with opener(path, "rt") as handle:
-        for n, line in enumerate(handle):
-            field0 = line.strip().replace("\t", ",").replace(" ", ",").split(",")[0]
-            if not field0 or (n == 0 and field0.lower() in ("smiles", "smile", "canonical_smiles")):
-                continue
-            out.append(field0)
+    try:
+        with open_text(path) as handle:
+            for n, line in enumerate(handle):
+                if "\0" in line:
+                    raise SmilesFileError(f"{path} line {n + 1}: NUL bytes (a binary file, not SMILES)")
+                field0 = line.strip().replace("\t", ",").replace(" ", ",").split(",")[0]
+                if not field0 or (n == 0 and field0.lower() in ("smiles", "smile", "canonical_smiles")):
+                    continue
+                out.append(field0)
+    except UnicodeDecodeError:
+        raise SmilesFileError(f"{path}: not UTF-8 text (a binary file, or compressed without its .gz name?)") from None
+    except (OSError, EOFError) as exc:  # gzip's BadGzipFile is an OSError: a damaged or truncated archive
+        raise SmilesFileError(f"{path} cannot be read: {exc}") from None
     return out
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from mara_chem.metrics.cli import add_fingerprint_args, options_from_args
+from mara_chem.metrics.cli import add_fingerprint_args, options_from_args, positive_int, unit_interval
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -25,9 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add the ``report`` sub-command."""
     p = sub.add_parser("report", help="self-contained HTML run report, hits.sdf and hits.csv")
     p.add_argument("run_dir", type=Path, metavar="RUN_DIR")
-    p.add_argument("--threshold", type=float, default=0.8, help="score threshold τ (default 0.8)")
-    p.add_argument("--budget", type=int, default=None, help="oracle-call budget B (default as for `metrics`)")
-    p.add_argument("--top", type=int, default=24, help="hits drawn in the grid (default 24)")
-    p.add_argument("--n", type=int, default=100, help="N of OB_N (default 100)")
+    p.add_argument("--threshold", type=unit_interval, default=0.8, help="score threshold τ in [0, 1] (default 0.8)")
+    p.add_argument("--budget", type=positive_int, default=None, help="oracle-call budget B (default as for `metrics`)")
+    p.add_argument("--top", type=positive_int, default=24, help="hits drawn in the grid (default 24)")
+    p.add_argument("--n", type=positive_int, default=100, help="N of OB_N (default 100)")
     add_fingerprint_args(p)
     p.set_defaults(func=cmd_report)

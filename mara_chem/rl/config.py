@@ -25,11 +25,27 @@ def device_name(value: str) -> str:
 
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """Strict types: ``max_steps = true`` or ``trusted = "yes"`` is refused, not read as 1 or True (an int still
+    reads as a float)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 #: sequences sampled per step; far above any published setting, low enough that a typo (10**7) is refused
 MAX_BATCH_SIZE = 10_000
+#: sampling temperature range: below 0.01 the softmax underflows (1e-300 crashed in torch), above 100 it is noise
+MIN_TEMPERATURE, MAX_TEMPERATURE = 0.01, 100.0
+#: seeds torch, numpy and Python all accept (numpy takes 0 .. 2**32 - 1)
+MAX_SEED = 2**32 - 1
+
+
+def temperature_field(default: float = 1.0) -> Any:
+    return Field(default, ge=MIN_TEMPERATURE, le=MAX_TEMPERATURE, allow_inf_nan=False,
+                 description="sampling temperature (1 = the model's own distribution)")
+
+
+def seed_field(default: int | None = None) -> Any:
+    return Field(default, ge=0, le=MAX_SEED, description="random seed of torch, numpy and Python")
 
 
 def _refuse_unless(value: Any, supported: Any, key: str, why: str) -> Any:
@@ -55,9 +71,9 @@ class Parameters(Section):
     smiles_file: str | None = None
     sample_strategy: str | None = "multinomial"
     distance_threshold: int = 99999
-    temperature: float = Field(1.0, gt=0.0, le=100.0, allow_inf_nan=False)
+    temperature: float = temperature_field()
     # mara-chem options
-    hit_threshold: float = Field(0.8, ge=0.0, le=1.0, description="score counted as a hit in progress and summary")
+    hit_threshold: float = Field(0.8, ge=0.0, le=1.0, allow_inf_nan=False, description="score counted as a hit in progress and summary")
     checkpoint_every: int = Field(1, ge=1, description="steps between checkpoints")
     augmentation_rounds: int = Field(0, ge=0, le=100, description="augmented memory: extra updates a step on random "
                                      "SMILES of the batch and the whole replay memory (mara_chem/rl/augmentation.py)")
@@ -113,7 +129,7 @@ class Inception(Section):
 
 class Stage(Section):
     max_steps: int = Field(ge=1)
-    max_score: float | None = Field(1.0, ge=0.0, le=1.0)
+    max_score: float | None = Field(1.0, ge=0.0, le=1.0, allow_inf_nan=False)
     chkpt_file: str | None = None
     termination: Literal["simple"] = "simple"
     min_steps: int | None = Field(50, ge=0)
@@ -130,7 +146,7 @@ class RunConfig(Section):
     device: str = "cpu"
     tb_logdir: str | None = None
     json_out_config: str | None = Field(None, description="write the validated run file here as JSON at the start")
-    seed: int | None = None
+    seed: int | None = seed_field()
     parameters: Parameters
     learning_strategy: dict[str, Any] = Field(default_factory=lambda: {"type": "dap"})
     diversity_filter: DiversityFilterTable | None = None
@@ -158,16 +174,19 @@ class RunConfig(Section):
 
         params = dict(value)
         params.setdefault("type", "dap")
+        if not isinstance(params["type"], str):
+            raise ValueError(f"type must be a strategy name (a string), got {params['type']!r}")
         model = strategy_params_model(params["type"])
         try:
-            checked = model(**params).model_dump(exclude_unset=True) | {"type": params["type"]}
+            checked = model.model_validate(params, strict=True).model_dump(exclude_unset=True) | {"type": params["type"]}
         except ValidationError as exc:
             raise ValueError(_describe(exc)) from None
         for key, item in checked.items():
             if isinstance(item, float) and not math.isfinite(item):
                 raise ValueError(f"{key} must be a finite number, got {item}")
-        if "rate" in checked and not checked["rate"] > 0:
-            raise ValueError(f"rate must be positive, got {checked['rate']}")
+        if "rate" in checked and not 0 < checked["rate"] <= 1:
+            raise ValueError(f"rate (the agent's learning rate) must lie in (0, 1], got {checked['rate']} "
+                             "(published settings use 1e-4 to 1e-3; above 1 the agent is destroyed in a step)")
         return checked
 
     @property

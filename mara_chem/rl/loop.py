@@ -16,7 +16,6 @@ from __future__ import annotations
 import logging
 import math
 import random
-import shutil
 import signal
 import sys
 import threading
@@ -31,6 +30,7 @@ import numpy as np
 import torch
 from pydantic import ValidationError
 
+from mara_chem.atomic import write_text_atomic
 from mara_chem.chem.smiles import ParsedMolecules, SmilesState, canonicalize, murcko_scaffold
 from mara_chem.run_folder.oracle_log import OracleLogError
 from mara_chem.models.device import DeviceError, resolve_device
@@ -53,7 +53,17 @@ from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, recover_torn_line, 
 from mara_chem.rl.outcomes import OutcomeTracker
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock
-from mara_chem.run_folder.run_record import CHANGES_JSON, RUN_JSON, Change, compare, describe, read_run_record, write_run_record
+from mara_chem.run_folder.run_record import (
+    CHANGES_JSON,
+    RUN_JSON,
+    Change,
+    RunRecordError,
+    compare,
+    describe,
+    read_changes,
+    read_run_record,
+    write_run_record,
+)
 from mara_chem.rl.strategies import StrategyBatch, build_strategy
 from mara_chem.rl.strategies.base import MaraOptions
 from mara_chem.rl.strategies.policy_gradient import PolicyGradientParams
@@ -63,14 +73,22 @@ from mara_chem.scoring.scorer import Scorer
 log = logging.getLogger(__name__)
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: steps in a row without a single valid SMILES after which the run stops: the agent has collapsed (rate 1e3
+#: ran 19 such steps and exited 0 with a broken agent)
+COLLAPSE_STEPS = 5
+VALIDITY_COLLAPSED = "validity collapsed"
 
 
 class RunDirError(RuntimeError):
     """The run folder cannot be used as asked (changed run, busy, unreadable checkpoint); nothing was written."""
 
 
-class RunInterrupted(Exception):
-    """A second SIGINT/SIGTERM while a step was still running: stop now (the log already holds every paid call)."""
+class RunInterrupted(BaseException):
+    """A second SIGINT/SIGTERM while a step was still running: stop now (the log already holds every paid call).
+
+    A BaseException, like KeyboardInterrupt, so that no ``except Exception`` on the way (a scoring component's
+    per-molecule guard, guacamol's own scoring function) can turn it into that molecule's failed score, which
+    the log would keep as a paid call (issue 23, item 1)."""
 
     def __init__(self, signal_name: str, step: int):
         super().__init__(f"stopped by {signal_name} during step {step + 1}")
@@ -139,6 +157,7 @@ class StagedLearning:
         changes = [] if overwrite else self._resume_changes()
         self._build()
         state = None if overwrite else self._checked_state()
+        self._check_no_foreign_summaries(overwrite)
         # --- every check passed: take the folder, then write ------------------------------------------------
         self._lock = RunLock(self.run_dir)
         try:
@@ -154,7 +173,12 @@ class StagedLearning:
     # --- set-up: every check first, then the first write ------------------------------------------------
     def _resume_changes(self) -> list[Change]:
         """Accepted differences to the recorded run; refuses any other (read-only)."""
-        recorded = read_run_record(self.run_dir)
+        try:
+            recorded = read_run_record(self.run_dir)
+            read_changes(self.run_dir)  # a torn history is refused here, not met halfway through the first write
+        except RunRecordError as exc:
+            raise RunDirError(f"{exc}: the run cannot be checked against its record; move the folder away or "
+                              "start again with --overwrite") from None
         if recorded is None:
             return []
         try:  # fill in keys a newer mara-chem added since the run started, with their defaults
@@ -165,8 +189,8 @@ class StagedLearning:
         if refused:
             raise RunDirError(
                 f"{self.run_dir} holds a run made from another run file; these keys differ from its {RUN_JSON}: "
-                f"{describe(refused)}. A resume may only raise max_oracle_calls or max_steps, add stages or change "
-                "device; use a new folder (summary_csv_prefix) or --overwrite")
+                f"{describe(refused)}. A resume may only raise max_oracle_calls or max_steps, add stages or move "
+                "outputs (device, tb_logdir, json_out_config, chkpt_file); use a new folder (summary_csv_prefix) or --overwrite")
         return allowed
 
     def _build(self) -> None:
@@ -213,10 +237,17 @@ class StagedLearning:
         config = self.config
         if overwrite:
             self._clear_outputs()
+        if config.json_out_config:  # after every check: a refused resume leaves nothing behind (issue 23, item 3)
+            out = Path(config.json_out_config)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            write_text_atomic(out, config.model_dump_json(indent=2) + "\n")
         write_run_record(self.run_dir, config.model_dump(mode="json"), changes,
                          state["global_step"] if state else 0)
         if changes:
             self._say(f"resuming with changes to the run file: {describe(changes)}")
+        added = self.oracle_log.extend_columns()
+        if added:
+            self._say(f"{LOG_NAME}: columns added for the new stages' endpoints {', '.join(added)}")
         self._repair_oracle_log()
         if state is not None:
             self._restore(state)
@@ -227,8 +258,13 @@ class StagedLearning:
         """The checkpoint to resume from (None for a new run), after every refusal check; writes nothing."""
         try:
             self.oracle_log.check_columns()
+            self.oracle_log.check_rows()
         except OracleLogError as exc:
             raise RunDirError(f"{exc}; use --overwrite to start again") from None
+        leftovers = [n for n in (LOG_NAME, CHECKPOINT_NAME) if (self.run_dir / n).exists()]
+        if leftovers and not (self.run_dir / RUN_JSON).exists():
+            raise RunDirError(f"{self.run_dir} holds {' and '.join(leftovers)} but no {RUN_JSON}: the run cannot "
+                              "be checked against its record; move them away or start again with --overwrite")
         path = self.run_dir / CHECKPOINT_NAME
         if not path.exists():
             return None
@@ -239,14 +275,46 @@ class StagedLearning:
         if state["digests"] != self._file_digests:
             raise RunDirError(f"the prior or agent file changed since {path} was written; "
                               "restore the original files or start again with --overwrite")
+        paid: dict[int, int] = {}  # calls per stage when the checkpoint was written
+        for record in state["history"]:
+            paid[record["stage"]] = max(paid.get(record["stage"], 0), record["calls_used"])
+        logged = self.oracle_log.calls_on_disk()
+        if logged < sum(paid.values()):
+            raise RunDirError(f"{self.oracle_log.path} holds {logged} calls but {path} was written after "
+                              f"{sum(paid.values())}: the log was cut or replaced, and resuming would pay for "
+                              "those calls again; restore the log or start again with --overwrite")
         return state
 
     def _clear_outputs(self) -> None:
+        """--overwrite: delete the run's own files and the summaries its record names, nothing else (the run
+        folder may be the working directory; TensorBoard folders and other files are never removed)."""
         d = self.run_dir
-        for name in [CHECKPOINT_NAME, LOG_NAME, RUN_JSON, CHANGES_JSON, *(f.name for f in d.glob("summary*.csv"))]:
-            (d / name).unlink(missing_ok=True)
-        if (d / "tb").exists():
-            shutil.rmtree(d / "tb")
+        for path in [*(d / n for n in (CHECKPOINT_NAME, LOG_NAME, CHANGES_JSON)), *self._own_summaries()]:
+            path.unlink(missing_ok=True)
+        (d / RUN_JSON).unlink(missing_ok=True)
+
+    def _own_summaries(self) -> list[Path]:
+        """Summary files this run wrote: those named by its record (run.json), else none (read-only)."""
+        try:
+            recorded = read_run_record(self.run_dir)
+        except RunRecordError:  # a record is there but torn (--overwrite is the way out): this file's names
+            return [self._summary_csv(i).path for i in range(len(self.config.stage))]
+        if not recorded:
+            return []
+        prefix = recorded.get("parameters", {}).get("summary_csv_prefix", "summary")
+        return [Path(f"{prefix}_{i + 1}.csv") for i in range(len(recorded.get("stage", [])))]
+
+    def _check_no_foreign_summaries(self, overwrite: bool) -> None:
+        """A new run (or --overwrite) would write summary files that no recorded run of this folder wrote:
+        refuse rather than append to, or later delete, someone else's file (issue 23, item 9)."""
+        if not overwrite and read_run_record(self.run_dir) is not None:
+            return
+        own = {p.resolve() for p in self._own_summaries()}
+        foreign = [str(self._summary_csv(i).path) for i in range(len(self.config.stage))
+                   if self._summary_csv(i).path.exists() and self._summary_csv(i).path.resolve() not in own]
+        if foreign:
+            raise RunDirError(f"{', '.join(foreign)} already exist(s) and no recorded run of {self.run_dir} wrote "
+                              "them; move them away or choose another summary_csv_prefix (they are never deleted)")
 
     def _repair_oracle_log(self) -> None:
         torn = self.oracle_log.cut_torn_line()
@@ -322,7 +390,7 @@ class StagedLearning:
                     if index > self.stage_index:
                         self._start_stage(index, stage)
                     self.stop_reason = self._run_stage(index, stage)
-                    if self._stop_signal:
+                    if self._stop_signal or self.stop_reason == VALIDITY_COLLAPSED:
                         break
         finally:
             if self._tb is not None:
@@ -368,12 +436,20 @@ class StagedLearning:
         oracle.restore(self.oracle_log.read())
         summary = self._summary_csv(index)
         reason = "max_steps"
+        invalid_steps = 0  # consecutive steps without one valid SMILES
         try:
             while self.stage_step < stage.max_steps and not self._stop_signal:
                 if oracle.exhausted:
                     break
                 record = self._step(stage, oracle, summary)
                 if self._stop_signal:
+                    break
+                invalid_steps = invalid_steps + 1 if record.valid_fraction == 0 else 0
+                if invalid_steps >= COLLAPSE_STEPS:
+                    reason = VALIDITY_COLLAPSED
+                    log.warning("stage %d: no valid SMILES in %d steps in a row", index + 1, invalid_steps)
+                    self._say(f"stage {index + 1}: no valid SMILES in {invalid_steps} steps in a row: the agent has "
+                              "collapsed (learning rate too high?); stopping")
                     break
                 if self.global_step % self.config.parameters.checkpoint_every == 0:
                     self._checkpoint()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from mara_chem import resources
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME
+from mara_chem.output_paths import check_not_inputs, check_output_dir, check_output_file, same_path
 from mara_chem.rl.config import ConfigError, RunConfig
 from mara_chem.text import first_line
 
@@ -72,9 +73,53 @@ def check_model_file(key: str, path: str | Path) -> str | None:
     return None
 
 
-def check_run(cfg: RunConfig, load_models: bool = True) -> None:
-    """Raise ConfigError listing every problem (one line each); return quietly when the run can start."""
+#: files every staged-learning run folder holds (the run's own: never an output path of another key)
+RUN_FOLDER_FILES = ("run.json", "run_changes.json", "oracle_log.csv", "run.lock", CHECKPOINT_NAME)
+
+
+def check_run_paths(cfg: RunConfig, run_file: Path | None = None) -> list[str]:
+    """Every output path writable where it points, and none of them an input or another output of the run."""
+    from mara_chem.rl.agent_file import stage_agent_path
+
+    p = cfg.parameters
     problems: list[str] = []
+    prefix = p.summary_csv_prefix
+    if prefix.endswith(("/", os.sep)) or Path(prefix).name in ("", ".", ".."):
+        problems.append(f"[parameters.summary_csv_prefix] {prefix!r} must end in a file-name stem: the summaries "
+                        "are <prefix>_<stage>.csv (e.g. 'runs/demo/summary')")
+    else:
+        problems.append(check_output_dir("parameters.summary_csv_prefix", cfg.run_dir, "run folder"))
+    inputs: dict[str, str | Path] = {"parameters.prior_file": resources.resolve("priors", Path(p.prior_file).expanduser()),
+                                     "parameters.agent_file": resources.resolve("priors", Path(p.agent_file).expanduser())}
+    if run_file is not None:
+        inputs["the run file"] = run_file
+    own = {f"the run folder's {name}": cfg.run_dir / name for name in RUN_FOLDER_FILES}
+    own |= {f"stage {i + 1}'s summary": Path(f"{prefix}_{i + 1}.csv") for i in range(len(cfg.stage))}
+    outputs: dict[str, str | Path] = {}
+    for i, stage in enumerate(cfg.stage):
+        key = f"stage.{i}.chkpt_file"
+        if stage.chkpt_file:
+            problems.append(check_output_file(key, stage.chkpt_file, "stage agent file"))
+            if same_path(stage.chkpt_file, inputs["parameters.agent_file"]):
+                problems.append(f"[{key}] {stage.chkpt_file!r} is also parameters.agent_file: the stage would "
+                                "overwrite the agent the run starts from, so the run could never be resumed or "
+                                "extended; choose another path")
+                continue
+        outputs[key] = stage_agent_path(cfg, i)
+    if cfg.json_out_config:
+        problems.append(check_output_file("json_out_config", cfg.json_out_config))
+        problems.extend(check_not_inputs({"json_out_config": cfg.json_out_config}, {**own, **outputs}))
+        outputs["json_out_config"] = cfg.json_out_config
+    if cfg.tb_logdir:
+        problems.append(check_output_dir("tb_logdir", cfg.tb_logdir, "TensorBoard folder"))
+    problems.extend(check_not_inputs(outputs, inputs))
+    problems.extend(check_not_inputs(own, inputs))
+    return [x for x in problems if x]
+
+
+def check_run(cfg: RunConfig, load_models: bool = True, run_file: Path | None = None) -> None:
+    """Raise ConfigError listing every problem (one line each); return quietly when the run can start."""
+    problems: list[str] = check_run_paths(cfg, run_file)
     device = check_device(cfg.device)
     if device:
         problems.append(device)
@@ -103,13 +148,17 @@ def check_run(cfg: RunConfig, load_models: bool = True) -> None:
 
 def check_scorer(key: str, scoring) -> list[str]:  # noqa: ANN001  (ScoringSpec; imported lazily)
     """Build the scorer of the section at ``key`` (components read receptors, check boxes and model files),
-    then close it; every run mode's preflight checks its scoring section here."""
+    refuse an objective that cannot tell molecules apart (``constant_objective``), then close it; every run
+    mode's preflight checks its scoring section here."""
+    from mara_chem.scoring.objective_check import constant_objective
     from mara_chem.scoring.scorer import Scorer
 
     try:
         scorer = Scorer(scoring)
     except Exception as exc:  # a component refusing its files: the message names them
         return [f"[{key}] {first_line(str(exc), type(exc).__name__)}"]
-    scorer.close()
-    return []
-
+    try:
+        constant = constant_objective(scorer)
+    finally:
+        scorer.close()
+    return [f"[{key}] {constant}"] if constant else []

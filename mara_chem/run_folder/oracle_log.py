@@ -19,7 +19,10 @@ import csv
 import io
 import math
 import os
-from collections.abc import Sequence
+import re
+import signal
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -27,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
+from mara_chem.atomic import write_text_atomic
 from mara_chem.chem.smiles import canonicalize
 from mara_chem.text import format_number
 
@@ -86,11 +90,41 @@ class OracleLog:
         return next(csv.reader([first])) if first.endswith("\n") else None
 
     def check_columns(self) -> None:
-        """Refuse a log written for other scoring endpoints (checked before anything is written)."""
+        """Refuse a log written for other scoring endpoints (checked before anything is written). A log whose
+        endpoints are the first of this run's (stages added on resume bring new endpoints) is accepted and
+        gets the new columns from :meth:`extend_columns`."""
         header = self.header()
-        if header is not None and header != self.columns:
+        if header is not None and header != self.columns and self._missing_endpoints(header) is None:
             raise OracleLogError(f"{self.path} was written by a run with other scoring endpoints "
                                  f"(its columns: {', '.join(header)})")
+
+    def _missing_endpoints(self, header: list[str]) -> list[str] | None:
+        """Endpoints this run adds to a log written for the first k of them; None when the header is another's."""
+        for k in range(len(self.endpoints)):
+            if header == log_columns(self.endpoints[:k]):
+                return self.endpoints[k:]
+        return None
+
+    def extend_columns(self) -> list[str]:
+        """Rewrite the log (atomically) with columns for endpoints added by new stages, empty in the old rows; a
+        torn last line is kept as it is, for :meth:`cut_torn_line`. Returns the endpoints added."""
+        header = self.header()
+        added = self._missing_endpoints(header) if header is not None and header != self.columns else None
+        if not added:
+            return []
+        text = self._text()
+        complete = text[: text.rfind("\n") + 1]
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=self.columns, restval="")
+        writer.writeheader()
+        writer.writerows(csv.DictReader(io.StringIO(complete)))
+        write_text_atomic(self.path, buffer.getvalue() + text[len(complete):])
+        return added
+
+    def check_rows(self) -> None:
+        """Refuse (OracleLogError naming the line) a log holding rows no run can have written; read-only."""
+        if self.header() is not None:  # a header torn by a kill holds no call: cut_torn_line's to handle
+            _checked_records(self.path)
 
     def read(self) -> list[dict[str, str]]:
         """Complete rows on disk, oldest first; a torn last line is ignored (see :meth:`cut_torn_line`)."""
@@ -99,6 +133,14 @@ class OracleLog:
         self.check_columns()
         text = self._text()
         return list(csv.DictReader(io.StringIO(text[: text.rfind("\n") + 1])))
+
+    def calls_on_disk(self) -> int:
+        """Calls the file records: its complete rows plus a torn last line (a call that was made)."""
+        if not self.path.exists():
+            return 0
+        text = self._text()
+        torn = int(bool(text) and not text.endswith("\n") and "\n" in text)
+        return len(self.read()) + torn
 
     def cut_torn_line(self) -> TornLine | None:
         """Remove a last line that lacks its newline and return it; None when the file ends cleanly.
@@ -131,13 +173,14 @@ class OracleLog:
         data = buffer.getvalue().encode()
         if self.path.exists() and self.path.stat().st_size and not self._ends_with_newline():
             raise OracleLogError(f"{self.path} ends in a torn line; cut it (cut_torn_line) before appending")
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            written = os.write(fd, data)
-            while written < len(data):  # regular files write everything at once; be safe anyway
-                written += os.write(fd, data[written:])
-        finally:
-            os.close(fd)
+        with _stop_signals_held():  # a second Ctrl-C lands after the write, never between two halves of it
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            try:
+                written = os.write(fd, data)
+                while written < len(data):  # regular files write everything at once; be safe anyway
+                    written += os.write(fd, data[written:])
+            finally:
+                os.close(fd)
 
     def _text(self) -> str:
         with open(self.path, newline="") as handle:  # no newline translation: offsets are the file's own
@@ -147,6 +190,18 @@ class OracleLog:
         with open(self.path, "rb") as handle:
             handle.seek(-1, os.SEEK_END)
             return handle.read(1) == b"\n"
+
+
+@contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM (delivered when the block ends) so that a Python handler raising RunInterrupted
+    cannot run in the middle of an append: the rows of a batch are written whole or not at all."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 class Molecule(NamedTuple):
@@ -200,48 +255,65 @@ def _complete_records(text: str) -> tuple[list[list[str]], int]:
     return records, dropped
 
 
-def _to_frame(header: list[str], records: list[list[str]], path: Path | None = None) -> tuple[pd.DataFrame, int]:
-    """Keep rows with the header's field count and an integer call index; count the rest as dropped.
+_INTEGER = re.compile(r"-?[0-9]+")
 
-    Rows that parse but hold impossible values are refused (``OracleLogError``), not skipped: they mean the
-    file was edited or belongs to another tool, and every metric would be wrong.
-    """
-    good = [r for r in records if len(r) == len(header)]
-    lines = [i + 2 for i, r in enumerate(records) if len(r) == len(header)]  # line 1 is the header
-    df = pd.DataFrame(good, columns=header)
-    df["call"] = pd.to_numeric(df["call"], errors="coerce")
-    bad = df["call"].isna()
-    _refuse_impossible(df[~bad], [n for n, b in zip(lines, bad) if not b], path)
-    df = df[~bad].copy()
+
+def _to_frame(header: list[str], records: list[list[str]], path: Path | None = None) -> tuple[pd.DataFrame, int]:
+    """The complete rows (checked by :func:`_refuse_impossible`) as a frame; (frame, 0): no complete row is skipped."""
+    df = pd.DataFrame(records, columns=header)
     df["call"] = df["call"].astype(int)
     for col in ("step", "stage"):
         if col in df:
-            df[col] = pd.to_numeric(df[col], errors="coerce").fillna(-1).astype(int)
+            df[col] = df[col].astype(int)
     for col in header:
         if col not in META_COLUMNS or col == "score":
             df[col] = pd.to_numeric(df[col], errors="coerce")
-    return df.sort_values("call", kind="stable").reset_index(drop=True), len(records) - len(good) + int(bad.sum())
+    return df.reset_index(drop=True), 0
 
 
-def _refuse_impossible(df: pd.DataFrame, lines: list[int], path: Path | None) -> None:
+def _refuse_impossible(header: list[str], records: list[list[str]], path: Path | None) -> None:
+    """Refuse, naming the line, any complete row no run can have written: a wrong field count, a call, step or
+    stage that is not a whole number, calls not numbered 1, 2, 3, ... in order (a gap, a repeat), a score or
+    endpoint value outside [0, 1] or not finite (a failed value is left empty). Such a file was edited or belongs
+    to another tool, and every metric computed from it would be wrong."""
     where = str(path) if path is not None else "oracle log"
-    calls = df["call"].to_numpy()
-    fractional = calls != calls.round()
-    score = pd.to_numeric(df["score"], errors="coerce").to_numpy()
-    written = df["score"].astype(str).str.strip().str.lower().isin(["", "nan"]).to_numpy()  # a failed score
-    checks = (
-        (calls < 1, "call number {v} is below 1 (calls are numbered from 1)", calls),
-        (fractional, "call number {v} is not an integer", calls),
-        (~written & ~np.isfinite(score), "score {v!r} is not a finite number (a failed score is left empty)",
-         df["score"].to_numpy()),
-        (np.isfinite(score) & ((score < 0) | (score > 1)), "score {v} lies outside [0, 1]", score),
-    )
-    for mask, message, values in checks:
-        hit = np.flatnonzero(mask)
-        if len(hit):
-            i = int(hit[0])
-            more = f" ({len(hit) - 1} more such rows)" if len(hit) > 1 else ""
-            raise OracleLogError(f"{where} line {lines[i]}: " + message.format(v=values[i]) + more)
+    width = len(header)
+    value_columns = [i for i, c in enumerate(header)
+                     if c == "score" or (c not in META_COLUMNS and not c.endswith("_raw"))]
+    whole = [header.index(c) for c in ("call", "step", "stage") if c in header]
+    call_at = header.index("call")
+    for n, record in enumerate(records):
+        line = n + 2  # line 1 is the header
+
+        def refuse(message: str) -> None:
+            raise OracleLogError(f"{where} line {line}: {message}")
+
+        if len(record) != width:
+            refuse(f"{len(record)} fields where the header has {width}")
+        for i in whole:
+            if not _INTEGER.fullmatch(record[i]):
+                refuse(f"{header[i]} {record[i]!r} is not a whole number")
+        for i in whole[1:]:  # step and stage
+            if int(record[i]) < (1 if header[i] == "stage" else 0):
+                refuse(f"{header[i]} {record[i]} is below {1 if header[i] == 'stage' else 0}")
+        call = int(record[call_at])
+        if call < 1:
+            refuse(f"call number {call} is below 1 (calls are numbered from 1)")
+        if call != n + 1:
+            seen = "repeats an earlier call number" if call <= n else f"skips call numbers {n + 1}..{call - 1}"
+            refuse(f"call number {call} {seen}: a run numbers its calls 1, 2, 3, ... without gap or repeat")
+        for i in value_columns:
+            text = record[i].strip()
+            if text.lower() in ("", "nan"):  # a failed score: the call is spent
+                continue
+            try:
+                value = float(text)
+            except ValueError:
+                refuse(f"{header[i]} {record[i]!r} is not a number")
+            if not math.isfinite(value):
+                refuse(f"{header[i]} {record[i]!r} is not a finite number (a failed score is left empty)")
+            if not 0.0 <= value <= 1.0:
+                refuse(f"{header[i]} {value} lies outside [0, 1]")
 
 
 def read_oracle_log(path: str | Path) -> LogTable:
@@ -251,17 +323,38 @@ def read_oracle_log(path: str | Path) -> LogTable:
         path = path / LOG_NAME
     if not path.is_file():
         raise FileNotFoundError(f"no oracle log at {path}")
-    records, dropped = _complete_records(path.read_text())
-    if not records:
-        raise ValueError(f"{path}: empty oracle log (no header)")
-    header = [h.strip() for h in records[0]]
-    missing = [c for c in FIXED_COLUMNS if c not in header]
-    if missing:
-        raise ValueError(f"{path}: oracle log lacks columns {missing}; header is {header}")
-    df, bad = _to_frame(header, records[1:], path)
+    header, records, dropped = _checked_records(path)
+    df, bad = _to_frame(header, records, path)
     df["canonical"] = _canonical_column(df["smiles"].tolist())
     endpoints = [c for c in header if c not in META_COLUMNS and not c.endswith("_raw")]
     return LogTable(df=df, endpoints=endpoints, n_dropped_lines=dropped + bad)
+
+
+def _checked_records(path: Path) -> tuple[list[str], list[list[str]], int]:
+    """(header, complete records, 1 if a torn last line was dropped); refuses, naming the file and line, a file
+    that is not a text oracle log (binary, NUL bytes, duplicated or missing columns) or holds an impossible row."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise OracleLogError(f"{path}: not a text file (an oracle log is UTF-8 CSV)") from None
+    if "\0" in text:
+        line = text.count("\n", 0, text.index("\0")) + 1
+        raise OracleLogError(f"{path} line {line}: NUL bytes (the file is damaged or not an oracle log)")
+    try:
+        records, dropped = _complete_records(text)
+    except csv.Error as exc:
+        raise OracleLogError(f"{path}: not a readable CSV file ({exc})") from None
+    if not records:
+        raise OracleLogError(f"{path}: empty oracle log (no header)")
+    header = [h.strip() for h in records[0]]
+    missing = [c for c in FIXED_COLUMNS if c not in header]
+    if missing:
+        raise OracleLogError(f"{path} line 1: oracle log lacks columns {missing}; header is {header}")
+    repeated = sorted({c for c in header if header.count(c) > 1})
+    if repeated:
+        raise OracleLogError(f"{path} line 1: column(s) {', '.join(repeated)} appear more than once in the header")
+    _refuse_impossible(header, records[1:], path)
+    return header, records[1:], dropped
 
 
 def _canonical_column(smiles: list[str]) -> list[str | None]:

@@ -1,4 +1,4 @@
-"""One writer per run folder: an exclusive OS file lock (``fcntl.flock``) that a killed process releases."""
+"""One writer per run folder: an exclusive OS lock (``fcntl.flock``) on the folder that a killed process releases."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import socket
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO
 
 LOCK_NAME = "run.lock"
 
@@ -19,36 +18,40 @@ class RunFolderBusy(RuntimeError):
 
 
 class RunLock:
-    """``acquire`` takes the lock (non-blocking) and writes who holds it; ``release`` (or exit) frees it."""
+    """``acquire`` takes the lock (non-blocking) and writes who holds it; ``release`` (or exit) frees it.
+
+    The lock is held on the run folder itself (an open descriptor of the directory), not on ``run.lock``: a lock
+    file deleted by hand while a run is live let a second run in, and a folder cannot vanish under an open
+    descriptor. ``run.lock`` only says who holds the folder (issue 23)."""
 
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / LOCK_NAME
-        self._handle: IO[str] | None = None
+        self._folder: int | None = None
 
     def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = open(self.path, "a+")
+        folder = self.path.parent
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            handle.seek(0)
-            holder = _describe(handle.read())
-            handle.close()
-            raise RunFolderBusy(f"run folder {self.path.parent} is in use by another run ({holder}); "
+            os.close(fd)
+            try:
+                holder = _describe(self.path.read_text())
+            except OSError:
+                holder = "holder unknown: its run.lock was removed"
+            raise RunFolderBusy(f"run folder {folder} is in use by another run ({holder}); "
                                 "wait for it to finish or stop it first") from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
-                                 "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                                 "command": " ".join(sys.argv)}) + "\n")
-        handle.flush()
-        self._handle = handle
+        self._folder = fd
+        self.path.write_text(json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                                         "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                                         "command": " ".join(sys.argv)}) + "\n")
 
     def release(self) -> None:
-        if self._handle is not None:
-            fcntl.flock(self._handle, fcntl.LOCK_UN)
-            self._handle.close()
-            self._handle = None
+        if self._folder is not None:
+            fcntl.flock(self._folder, fcntl.LOCK_UN)
+            os.close(self._folder)
+            self._folder = None
 
 
 def _describe(text: str) -> str:

@@ -31,7 +31,7 @@ def _load_or_report(path: Path, device: str | None = None, load_models: bool = T
                 cfg.device = device_name(device)
             except ValueError as exc:
                 raise ConfigError(f"--device: {exc}") from None
-        mode.preflight(cfg, load_models=load_models)
+        mode.preflight(cfg, load_models=load_models, run_file=path)
         return mode, cfg
     except ConfigError as exc:
         print(f"{path}: invalid run file:\n{exc}", file=sys.stderr)

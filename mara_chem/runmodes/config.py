@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
-from mara_chem.rl.config import ConfigError, RunConfig, Section, _describe, device_name
+from mara_chem.rl.config import ConfigError, RunConfig, Section, _describe, device_name, seed_field, temperature_field
 from mara_chem.scoring.spec import ScoringSpec
 
 
@@ -28,20 +28,20 @@ class TLParameters(Section):
     randomize_smiles: bool = True
     # mara-chem
     patience: int = Field(3, ge=1, description="epochs without a better validation NLL before stopping")
-    validation_fraction: float = Field(0.1, gt=0.0, lt=1.0, description="held out when no validation file is given")
+    validation_fraction: float = Field(0.1, gt=0.0, lt=1.0, allow_inf_nan=False, description="held out when no validation file is given")
 
 
 class TLScheduler(Section):
     """REINVENT's ``[scheduler]`` (StepLR); mara-chem applies ``gamma`` once per epoch."""
 
-    lr: float = Field(1e-4, gt=0.0)
-    gamma: float = Field(1.0, gt=0.0, le=1.0)
+    lr: float = Field(1e-4, gt=0.0, le=1.0, allow_inf_nan=False)
+    gamma: float = Field(1.0, gt=0.0, le=1.0, allow_inf_nan=False)
 
 
 class TransferLearningConfig(Section):
     run_type: Literal["transfer_learning"]
     device: str = "cpu"
-    seed: int = 0
+    seed: int = seed_field(0)
     json_out_config: str | None = None
     parameters: TLParameters
     scheduler: TLScheduler = Field(default_factory=TLScheduler)
@@ -54,7 +54,7 @@ class SamplingParameters(Section):
     num_smiles: int = Field(ge=1)
     output_file: str = "samples.csv"
     unique_molecules: bool = True
-    temperature: float = Field(1.0, gt=0.0)
+    temperature: float = temperature_field()
     # mara-chem
     valid_only: bool = Field(True, description="keep only molecules RDKit can parse")
     sdf_file: str | None = Field(None, description="also write the molecules (2D) with their NLL to this SDF")
@@ -65,7 +65,7 @@ class SamplingParameters(Section):
 class SamplingConfig(Section):
     run_type: Literal["sampling"]
     device: str = "cpu"
-    seed: int | None = None
+    seed: int | None = seed_field()
     json_out_config: str | None = None
     parameters: SamplingParameters
     scoring: ScoringSpec | None = None

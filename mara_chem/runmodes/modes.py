@@ -17,8 +17,9 @@ from typing import Any
 
 @dataclass(frozen=True)
 class RunMode:
-    """``load(path)`` validates the file (ConfigError naming the key), ``preflight(cfg, load_models=)``
-    checks what the run would open (ConfigError, one line per problem), ``describe(cfg)`` is what
+    """``load(path)`` validates the file (ConfigError naming the key), ``preflight(cfg, load_models=,
+    run_file=)`` checks what the run would open (ConfigError, one line per problem; ``run_file``, the file
+    itself, may be no output path), ``describe(cfg)`` is what
     ``validate`` prints after OK, ``run(cfg, args)`` runs it and returns the exit code; ``reports``: the
     mode can end with ``--report``."""
 
@@ -42,17 +43,17 @@ def _load_other(path: Path):
     return load_any_config(path)
 
 
-def _check_staged(cfg, load_models: bool = True) -> None:  # noqa: ANN001
+def _check_staged(cfg, load_models: bool = True, run_file: Path | None = None) -> None:  # noqa: ANN001
     from mara_chem.rl.preflight import check_run
 
-    check_run(cfg, load_models=load_models)
+    check_run(cfg, load_models=load_models, run_file=run_file)
 
 
 def _check(name: str) -> Callable[..., None]:
-    def check(cfg, load_models: bool = True) -> None:  # noqa: ANN001
+    def check(cfg, load_models: bool = True, run_file: Path | None = None) -> None:  # noqa: ANN001
         from mara_chem.runmodes import preflight
 
-        getattr(preflight, name)(cfg, load_models=load_models)
+        getattr(preflight, name)(cfg, load_models=load_models, run_file=run_file)
 
     check.__name__ = name
     return check

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mara_chem import resources
+from mara_chem.output_paths import check_not_inputs, check_output_file, same_path
 from mara_chem.rl.config import ConfigError
 from mara_chem.rl.preflight import check_device, check_model_file, check_readable, check_scorer, check_torch_file
 
@@ -20,31 +21,97 @@ def _model(key: str, name: str, load: bool) -> str | None:
     return check_model_file(key, path) if load else check_torch_file(key, path, "model file")
 
 
+def _smiles_file(key: str, path: str) -> str | None:
+    """The SMILES file is readable text (plain or gzip by its bytes); None when it is."""
+    from mara_chem.models.training import SmilesFileError, read_smiles_file
+
+    problem = check_readable(key, path, "SMILES file")
+    if problem:
+        return problem
+    try:
+        read_smiles_file(path)
+    except SmilesFileError as exc:
+        return f"[{key}] {exc}"
+    return None
+
+
+def _molecule_file(key: str, path: str, smiles_column: str) -> str | None:
+    """The scoring input reads as molecules (column present, text, records within the size guard)."""
+    from mara_chem.runmodes.errors import RunModeError
+    from mara_chem.runmodes.scoring import read_molecules
+
+    problem = check_readable(key, path, "molecule file")
+    if problem:
+        return problem
+    try:
+        read_molecules(Path(path), smiles_column)
+    except RunModeError as exc:
+        return str(exc)
+    return None
+
+
+def _resolved(name: str) -> Path:
+    return resources.resolve("priors", Path(name).expanduser())
+
+
+def _paths(cfg, run_file: Path | None = None) -> list[str]:  # noqa: ANN001
+    """Outputs writable where they point; none of them an input (``--overwrite`` would delete it first)."""
+    p = cfg.parameters
+    if cfg.run_type == "transfer_learning":
+        inputs = {"parameters.input_model_file": _resolved(p.input_model_file), "parameters.smiles_file": p.smiles_file}
+        if p.validation_smiles_file:
+            inputs["parameters.validation_smiles_file"] = p.validation_smiles_file
+        outputs = {"parameters.output_model_file": p.output_model_file}
+    elif cfg.run_type == "sampling":
+        inputs = {"parameters.model_file": _resolved(p.model_file)}
+        outputs = {"parameters.output_file": p.output_file}
+        if p.sdf_file:
+            outputs["parameters.sdf_file"] = str(p.sdf_file)
+    else:
+        inputs = {"parameters.smiles_file": p.smiles_file}
+        outputs = {"parameters.output_csv": p.output_csv}
+    if run_file is not None:
+        inputs["the run file"] = run_file
+    if cfg.json_out_config:
+        outputs["json_out_config"] = cfg.json_out_config
+    problems = [check_output_file(key, path) for key, path in outputs.items()]
+    problems += check_not_inputs(outputs, inputs)
+    names = list(outputs.items())
+    for i, (key, path) in enumerate(names):  # two outputs on one path: the second write destroys the first
+        for other, second in names[i + 1:]:
+            if same_path(path, second):
+                problems.append(f"[{other}] {str(second)!r} is also {key}; give each output its own path")
+    return [x for x in problems if x]
+
+
 def _raise_if_any(problems: list[str | None]) -> None:
     found = [x for x in problems if x]
     if found:
         raise ConfigError("\n".join(found))
 
 
-def check_transfer_learning(cfg, load_models: bool = True) -> None:  # noqa: ANN001  (TransferLearningConfig)
+def check_transfer_learning(cfg, load_models: bool = True, run_file: Path | None = None) -> None:  # noqa: ANN001
     """Raise ConfigError listing every problem; return quietly when the run can start."""
     p = cfg.parameters
-    problems = [check_device(cfg.device), _model("parameters.input_model_file", p.input_model_file, load_models),
-                check_readable("parameters.smiles_file", p.smiles_file, "SMILES file")]
+    problems = [check_device(cfg.device), *_paths(cfg, run_file),
+                _model("parameters.input_model_file", p.input_model_file, load_models),
+                _smiles_file("parameters.smiles_file", p.smiles_file)]
     if p.validation_smiles_file:
-        problems.append(check_readable("parameters.validation_smiles_file", p.validation_smiles_file, "SMILES file"))
+        problems.append(_smiles_file("parameters.validation_smiles_file", p.validation_smiles_file))
     _raise_if_any(problems)
 
 
-def check_sampling(cfg, load_models: bool = True) -> None:  # noqa: ANN001  (SamplingConfig)
+def check_sampling(cfg, load_models: bool = True, run_file: Path | None = None) -> None:  # noqa: ANN001
     """Raise ConfigError listing every problem; return quietly when the run can start."""
-    problems = [check_device(cfg.device), _model("parameters.model_file", cfg.parameters.model_file, load_models)]
+    problems = [check_device(cfg.device), *_paths(cfg, run_file),
+                _model("parameters.model_file", cfg.parameters.model_file, load_models)]
     if cfg.scoring is not None:
         problems.extend(check_scorer("scoring", cfg.scoring))
     _raise_if_any(problems)
 
 
-def check_scoring(cfg, load_models: bool = True) -> None:  # noqa: ANN001  (ScoringRunConfig)
+def check_scoring(cfg, load_models: bool = True, run_file: Path | None = None) -> None:  # noqa: ANN001
     """Raise ConfigError listing every problem (the device is not checked: components run on CPU)."""
-    _raise_if_any([check_readable("parameters.smiles_file", cfg.parameters.smiles_file, "molecule file"),
+    p = cfg.parameters
+    _raise_if_any([*_paths(cfg, run_file), _molecule_file("parameters.smiles_file", p.smiles_file, p.smiles_column),
                    *check_scorer("scoring", cfg.scoring)])

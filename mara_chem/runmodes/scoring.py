@@ -9,6 +9,8 @@ the failure reasons are written.
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 import math
 import sys
 from dataclasses import dataclass
@@ -16,7 +18,9 @@ from pathlib import Path
 
 from rdkit import Chem
 
-from mara_chem.chem.smiles import canonicalize, to_mol
+from mara_chem.atomic import write_text_atomic
+from mara_chem.chem.smiles import MAX_ATOMS, canonicalize, to_mol
+from mara_chem.chem.smiles_file import SmilesFileError, open_text
 from mara_chem.rl.summary import append_csv_rows
 from mara_chem.runmodes.config import ScoringRunConfig
 from mara_chem.runmodes.errors import RunModeError
@@ -57,30 +61,79 @@ def score_rows(scorer: Scorer, rows: list[dict[str, object]]) -> None:
         row["reason"] = result.reasons[i] or ""
 
 
+def _sdf_molecules(path: Path) -> list[tuple[str, str]]:
+    """(title or record number, SMILES) of each SDF record; a record above the atom guard (MAX_ATOMS) is never
+    handed to RDKit's writer (a 20,000-atom record crashed MolToSmiles) and scores as an invalid input."""
+    out = []
+    for n, mol in enumerate(Chem.SDMolSupplier(str(path)), start=1):
+        name = mol.GetProp("_Name") if mol is not None and mol.HasProp("_Name") else ""
+        ok = mol is not None and mol.GetNumAtoms() <= MAX_ATOMS
+        out.append((name or str(n), Chem.MolToSmiles(mol) if ok else ""))
+    return out
+
+
+def _sdf_counts_guard(path: Path) -> None:
+    """Refuse an SDF record whose counts line declares more atoms than the guard, before RDKit parses it."""
+    with open_text(path) as handle:
+        record, line_in_record = 1, 0
+        for n, line in enumerate(handle, start=1):
+            line_in_record += 1
+            if line.startswith("$$$$"):
+                record, line_in_record = record + 1, 0
+                continue
+            atoms = None
+            if line_in_record == 4 and line.rstrip().endswith("V2000"):
+                atoms = line[:3].strip()
+            elif line.startswith("M  V30 COUNTS"):
+                atoms = line.split()[3]
+            if atoms is not None and atoms.isdigit() and int(atoms) > MAX_ATOMS:
+                raise RunModeError(f"[parameters.smiles_file] {path} line {n}: record {record} has {atoms} atoms, "
+                                   f"above the {MAX_ATOMS}-atom guard; remove it")
+
+
 def read_molecules(path: Path, smiles_column: str) -> list[tuple[str, str]]:
-    """(id, SMILES) pairs from .sdf (title or row number as id), .csv (``smiles_column``) or .smi/.txt files."""
+    """(id, SMILES) pairs from .sdf (title or row number as id), .csv (``smiles_column``) or .smi/.txt files
+    (plain or gzip, by their bytes); a file that cannot be read as one is refused naming the file and line."""
     if not path.is_file():
         raise RunModeError(f"[parameters.smiles_file] file {path} does not exist")
-    suffix = path.suffix.lower()
-    if suffix == ".sdf":
-        out = []
-        for n, mol in enumerate(Chem.SDMolSupplier(str(path)), start=1):
-            name = mol.GetProp("_Name") if mol is not None and mol.HasProp("_Name") else ""
-            out.append((name or str(n), Chem.MolToSmiles(mol) if mol is not None else ""))
-        return out
-    if suffix == ".csv":
-        with open(path, newline="") as handle:
-            reader = csv.DictReader(handle)
+    try:
+        if path.suffix.lower() == ".sdf":
+            _sdf_counts_guard(path)
+            return _sdf_molecules(path)
+        if path.suffix.lower() == ".csv":
+            return _csv_molecules(path, smiles_column)
+        return _smi_molecules(path)
+    except SmilesFileError as exc:
+        raise RunModeError(f"[parameters.smiles_file] {exc}") from None
+    except UnicodeDecodeError:
+        raise RunModeError(f"[parameters.smiles_file] {path} is not UTF-8 text (a binary file?)") from None
+
+
+def _csv_molecules(path: Path, smiles_column: str) -> list[tuple[str, str]]:
+    rows: list[tuple[str, str]] = []
+    with open_text(path) as handle:
+        reader = csv.DictReader(handle)
+        try:
             if smiles_column not in (reader.fieldnames or []):
                 raise RunModeError(f"[parameters.smiles_column] {path} has no column {smiles_column!r} "
                                    f"(columns: {', '.join(reader.fieldnames or [])})")
-            return [(str(n), row[smiles_column] or "") for n, row in enumerate(reader, start=1)]
+            for n, row in enumerate(reader, start=1):
+                rows.append((str(n), row[smiles_column] or ""))
+            return rows
+        except csv.Error as exc:  # e.g. a field over the csv module's size limit (131,072 characters)
+            raise RunModeError(f"[parameters.smiles_file] {path} data row {len(rows) + 1}: {exc}") from None
+
+
+def _smi_molecules(path: Path) -> list[tuple[str, str]]:
     out = []
-    for n, line in enumerate(path.read_text().splitlines(), start=1):
-        fields = line.split()
-        if not fields or (n == 1 and fields[0].lower() in ("smiles", "smile")):
-            continue
-        out.append((fields[1] if len(fields) > 1 else str(len(out) + 1), fields[0]))
+    with open_text(path) as handle:
+        for n, line in enumerate(handle, start=1):
+            if "\0" in line:
+                raise RunModeError(f"[parameters.smiles_file] {path} line {n}: NUL bytes (a binary file?)")
+            fields = line.split()
+            if not fields or (n == 1 and fields[0].lower() in ("smiles", "smile")):
+                continue
+            out.append((fields[1] if len(fields) > 1 else str(len(out) + 1), fields[0]))
     return out
 
 
@@ -100,6 +153,39 @@ def _rows_done(path: Path, columns: list[str]) -> list[dict[str, str]]:
     return rows
 
 
+def _record_path(out: Path) -> Path:
+    """``<output_csv>.run.json``: what the rows of ``output_csv`` were scored from, for a resume to compare."""
+    return out.with_name(out.name + ".run.json")
+
+
+def _scoring_record(cfg: ScoringRunConfig) -> dict[str, object]:
+    """The input file's SHA-256 and every setting that decides a row: a resume must match them all."""
+    p = cfg.parameters
+    digest = hashlib.sha256(Path(p.smiles_file).read_bytes()).hexdigest()
+    return {"smiles_file_sha256": digest, "smiles_column": p.smiles_column,
+            "standardize_smiles": p.standardize_smiles, "scoring": cfg.scoring.model_dump(mode="json")}
+
+
+def _check_resume(out: Path, record: dict[str, object]) -> None:
+    """Refuse to append to ``out`` when its rows came from another input or another scoring section."""
+    if not out.exists() or out.stat().st_size == 0:
+        return
+    path = _record_path(out)
+    try:
+        recorded = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        recorded = None
+    if not isinstance(recorded, dict):
+        raise RunModeError(f"[parameters.output_csv] {out} exists but {path.name} (what it was scored from) is "
+                           "missing or unreadable, so a resume cannot be checked; use --overwrite or another name")
+    changed = sorted(k for k in record if recorded.get(k) != record[k])
+    if changed:
+        what = ", ".join("the input file's contents" if k == "smiles_file_sha256" else
+                         ("the [scoring] section" if k == "scoring" else f"parameters.{k}") for k in changed)
+        raise RunModeError(f"[parameters.output_csv] {out} was scored from other settings ({what} changed); "
+                           "resuming would mix rows; use --overwrite or another name")
+
+
 def run_scoring(cfg: ScoringRunConfig, overwrite: bool = False, quiet: bool = False) -> ScoringResult:
     import time
 
@@ -109,9 +195,18 @@ def run_scoring(cfg: ScoringRunConfig, overwrite: bool = False, quiet: bool = Fa
     out = Path(p.output_csv)
     scorer = Scorer(cfg.scoring)
     columns = ["row", "id", "input_SMILES", "SMILES", *score_columns(scorer.endpoint_names)]
+    record = _scoring_record(cfg)
     if overwrite:
         out.unlink(missing_ok=True)
+        _record_path(out).unlink(missing_ok=True)
+    else:
+        try:
+            _check_resume(out, record)
+        except RunModeError:
+            scorer.close()
+            raise
     out.parent.mkdir(parents=True, exist_ok=True)
+    write_text_atomic(_record_path(out), json.dumps(record, indent=2) + "\n")
     done = _rows_done(out, columns)
     if [r["id"] for r in done] != [m[0] for m in molecules[: len(done)]]:
         scorer.close()

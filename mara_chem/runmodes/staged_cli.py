@@ -16,13 +16,9 @@ def describe(cfg) -> str:  # noqa: ANN001  (RunConfig)
 def run(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001  (RunConfig, checked by the preflight)
     import signal
 
-    from mara_chem.rl.loop import RunDirError, RunInterrupted, StagedLearning
+    from mara_chem.rl.loop import COLLAPSE_STEPS, VALIDITY_COLLAPSED, RunDirError, RunInterrupted, StagedLearning
 
-    if cfg.json_out_config:
-        out = Path(cfg.json_out_config)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(cfg.model_dump_json(indent=2) + "\n")
-    try:
+    try:  # json_out_config is written by the run once the folder is locked and the resume checked
         runner = StagedLearning(cfg, overwrite=args.overwrite, quiet=args.quiet)
     except RunDirError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -31,18 +27,34 @@ def run(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001  (RunConfig, chec
     try:
         result = runner.run(stop_on_signals=True)
     except RunInterrupted as exc:
+        _ignore_stop_signals()
         print(f"{exc}; every paid oracle call is in the log; {resume}", file=sys.stderr)
         return 128 + signal.Signals[exc.signal_name].value
     if result.interrupted_by:
+        _ignore_stop_signals()
         print(f"stopped by {result.interrupted_by} after step {result.steps} ({result.oracle_calls} oracle calls); "
               f"{resume}", file=sys.stderr)
         return 128 + signal.Signals[result.interrupted_by].value
+    if result.stop_reason == VALIDITY_COLLAPSED:
+        print(f"error: stopped after step {result.steps}: the agent no longer samples valid SMILES "
+              f"({COLLAPSE_STEPS} steps in a row); lower learning_strategy.rate and start again with --overwrite",
+              file=sys.stderr)
+        return 3
     print(f"run finished ({result.stop_reason}): {result.steps} steps, {result.oracle_calls} oracle calls, "
           f"{result.hits} hits >= {cfg.parameters.hit_threshold:g} in {result.hit_scaffolds} scaffolds")
     print(f"results in {result.run_dir}/ (oracle_log.csv, summary_*.csv, checkpoint.pt, run.json)")
     if args.report:
         _finish_with_report(result.run_dir, cfg.parameters.hit_threshold)
     return 0
+
+
+def _ignore_stop_signals() -> None:
+    """The run has stopped on a signal and its state is on disk: one more Ctrl-C while the interpreter shuts
+    down would only print a KeyboardInterrupt traceback from some atexit hook."""
+    import signal
+
+    for s in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(s, signal.SIG_IGN)
 
 
 def _finish_with_report(run_dir: Path, threshold: float) -> None:

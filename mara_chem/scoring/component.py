@@ -23,7 +23,7 @@ from mara_chem.plugins import COMPONENTS
 class ComponentParams(BaseModel):
     """Base of every component's parameter model (``[stage.scoring.component.X.endpoint] params``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)  # booleans are booleans: trusted = "yes" is refused
 
 
 @dataclass

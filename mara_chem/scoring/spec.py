@@ -20,14 +20,23 @@ from mara_chem.scoring.aggregation import list_aggregators
 from mara_chem.scoring.component import COMPONENTS, ScoringComponent
 from mara_chem.scoring.transforms import build_transform, normalise_name
 
-#: columns of the oracle log and summary CSVs that an endpoint name must not shadow
-RESERVED_NAMES = frozenset({"call", "step", "stage", "smiles", "score", "reason", "canonical", "SMILES", "Score"})
+#: columns every run mode writes besides its endpoints, which an endpoint name must not shadow (compared without
+#: case): the oracle log and its reader, staged learning's summary, sampling's and scoring's output CSVs
+RESERVED_NAMES = frozenset({
+    "call", "step", "stage", "smiles", "score", "reason", "canonical",  # oracle log (+ the metrics reader)
+    "Agent", "Prior", "Target", "Score", "SMILES", "SMILES_state", "Scaffold",  # staged learning summary
+    "NLL", "valid",  # sampling output
+    "row", "id", "input_SMILES",  # scoring output
+})
+_RESERVED_FOLDED = {n.casefold(): n for n in RESERVED_NAMES}
+#: a relative weight above this is a typo (1.7e308 made the weight sum overflow: every molecule scored 1.0)
+MAX_WEIGHT = 1e6
 
 
 class EndpointSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: str
-    weight: float = Field(1.0, ge=0.0, allow_inf_nan=False)
+    weight: float = Field(1.0, ge=0.0, le=MAX_WEIGHT, allow_inf_nan=False)
     params: dict[str, Any] = Field(default_factory=dict)
     transform: dict[str, Any] | None = None
     # mara-chem: when this endpoint fails, the total is NaN instead of renormalising over the others
@@ -42,13 +51,19 @@ class EndpointSpec(BaseModel):
         if not value.isprintable():
             raise ValueError(f"endpoint name {value!r} holds a newline or other control character "
                              "(it becomes a column of the oracle log)")
-        if value in RESERVED_NAMES or value.endswith("_raw"):
-            raise ValueError(f"endpoint name {value!r} clashes with a column of the oracle log; choose another")
+        if value != value.strip():
+            raise ValueError(f"endpoint name {value!r} begins or ends with white space (it becomes a CSV column); "
+                             f"write {value.strip()!r}")
+        clash = _RESERVED_FOLDED.get(value.casefold())
+        if clash is not None or value.endswith("_raw"):
+            column = clash or value
+            raise ValueError(f"endpoint name {value!r} clashes with the output column {column!r} (oracle log, "
+                             "summary, sampling or scoring output); choose another")
         return value
 
 
 class ComponentSpec(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     endpoint: list[EndpointSpec] = Field(min_length=1)
 
     @model_validator(mode="before")

@@ -13,7 +13,7 @@ from abc import abstractmethod
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mara_chem.plugins import TRANSFORMS
 
@@ -41,7 +41,7 @@ class Transform(BaseModel):
     result is clipped into [0, 1]. ``monotone`` declares the direction the contract suite checks.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: ClassVar[str] = ""
     #: "increasing" / "decreasing" when the transform is monotone in the raw value (checked by the contract suite)
     monotone: ClassVar[Literal["increasing", "decreasing"] | None] = None
@@ -90,6 +90,9 @@ class _Window(Transform):
         if not self.low <= self.high:
             raise ValueError(f"{self.type} needs low <= high, got low={self.low:g}, high={self.high:g} "
                              "(every molecule would score 0)")
+        if not math.isfinite(self.high - self.low):
+            raise ValueError(f"{self.type}: high - low overflows (low={self.low:g}, high={self.high:g}); "
+                             "give a window of representable width")
         return self
 
 
@@ -101,7 +104,8 @@ class Sigmoid(_Window):
     example_params = {"low": 2.0, "high": 5.0}
     strict = True
     type: Literal["sigmoid"] = "sigmoid"
-    k: float = 0.5
+    k: float = Field(0.5, gt=0.0, description="steepness; 0 scores every molecule 0.5, and a negative k would "
+                     "silently reverse the curve (use reverse_sigmoid)")
 
     def _rising(self, x: np.ndarray) -> np.ndarray:
         return stable_sigmoid(x - (self.high + self.low) / 2, 10.0 * self.k / (self.high - self.low))
@@ -128,9 +132,9 @@ class DoubleSigmoid(_Window):
     name = "double_sigmoid"
     example_params = {"low": 2.0, "high": 5.0}
     type: Literal["double_sigmoid"] = "double_sigmoid"
-    coef_div: float = 100.0
-    coef_si: float = 150.0
-    coef_se: float = 150.0
+    coef_div: float = Field(100.0, ge=0.0, description="0: hard edges; negative would turn the window inside out")
+    coef_si: float = Field(150.0, gt=0.0)
+    coef_se: float = Field(150.0, gt=0.0)
 
     def _apply(self, x: np.ndarray) -> np.ndarray:
         centre = (self.high - self.low) / 2 + self.low

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from mara_chem.chem.smiles import to_mol
+from mara_chem.output_paths import check_output_file
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
 from mara_chem.scoring.docking.cache import DockingCache
 from mara_chem.scoring.docking.protonation import check_available, list_protonators
@@ -43,12 +44,14 @@ class VinaDockingParams(ComponentParams):
 
     target: str | None = Field(None, description="dockstring target name, e.g. 'DRD2' (receptor + curated box)")
     receptor: str | None = Field(None, description="receptor PDBQT path; then center and size are required")
-    center: Vec3 | None = Field(None, description="box centre (Angstrom); overrides a target's box")
-    size: Vec3 | None = Field(None, description="box edge lengths (Angstrom); overrides a target's box")
+    center: Vec3 | None = Field(None, strict=False, description="box centre (Angstrom); overrides a target's box")
+    size: Vec3 | None = Field(None, strict=False, description="box edge lengths (Angstrom); overrides a target's box")
     exhaustiveness: int = Field(8, ge=1)
     n_poses: int = Field(1, ge=1, description="poses Vina keeps; the score is the best one's")
     seed: int = Field(1, ge=1, description="Vina and ETKDG seed (Vina treats 0 as 'random', so 0 is refused)")
-    timeout_s: float = Field(120.0, gt=0, description="per ligand (preparation + docking); overrun = NaN")
+    timeout_s: float = Field(120.0, gt=0, allow_inf_nan=False,
+                             description="per ligand (preparation + docking); overrun = NaN. The pool and Ray stop "
+                             "an overrunning ligand; the serial executor cannot, it reports the overrun afterwards")
     ph: float | None = Field(7.4, description="protonation pH; None docks the molecule as written")
     protonation: str = Field("dimorphite", description="pH tool: dimorphite | molscrub (GPL-3) | openbabel (GPL-2)")
     scoring_function: str = Field("vina", pattern="^(vina|vinardo)$")
@@ -81,8 +84,40 @@ class VinaDockingParams(ComponentParams):
     @field_validator("size")
     @classmethod
     def _size(cls, value: Vec3 | None) -> Vec3 | None:
+        if value is not None and not all(math.isfinite(v) for v in value):
+            raise ValueError(f"box size must be finite, got {value}")
         if value is not None and min(value) <= 0:
             raise ValueError(f"box size must be positive, got {value}")
+        return value
+
+    @field_validator("center")
+    @classmethod
+    def _center(cls, value: Vec3 | None) -> Vec3 | None:
+        if value is not None and not all(math.isfinite(v) for v in value):
+            raise ValueError(f"box centre must be finite, got {value}")
+        return value
+
+    @field_validator("cache_path")
+    @classmethod
+    def _cache_file(cls, value: str | None) -> str | None:
+        """An existing cache must be an SQLite file: a text file here would fail at the first docked batch."""
+        if value is not None and Path(value).is_file() and Path(value).stat().st_size:
+            with open(value, "rb") as handle:
+                if handle.read(16) != b"SQLite format 3\x00":
+                    raise ValueError(f"cache_path {value!r} exists and is not an SQLite docking cache; "
+                                     "move it away or name a new file")
+        problem = check_output_file("cache_path", value, "docking cache") if value is not None else None
+        if problem:
+            raise ValueError(problem.removeprefix("[cache_path] "))
+        return value
+
+    @field_validator("pose_sdf")
+    @classmethod
+    def _pose_file(cls, value: str | None) -> str | None:
+        """Checked before any docking: a directory here lost three docked ligands' scores at the first write."""
+        problem = check_output_file("pose_sdf", value, "pose SDF") if value is not None else None
+        if problem:
+            raise ValueError(problem.removeprefix("[pose_sdf] "))
         return value
 
     @model_validator(mode="after")

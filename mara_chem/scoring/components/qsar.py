@@ -104,6 +104,14 @@ class QsarModel(ScoringComponent):
     Params = QsarParams
     example_params = {"model_file": "brenk_alert_logreg"}  # the bundled example model
 
+    def __init__(self, params: QsarParams | dict | None = None):
+        super().__init__(params)
+        wanted = self.params.positive_class
+        if wanted is not None and hasattr(self.model, "predict_proba"):  # checked here, before any oracle call
+            classes = [c.item() if hasattr(c, "item") else c for c in self.model.classes_]  # numpy -> Python
+            if wanted not in classes:
+                raise ValueError(f"positive_class {wanted!r} is not one of the model's classes {classes}")
+
     @cached_property
     def model(self) -> Any:
         linear = self.params.linear_model()

@@ -14,6 +14,7 @@ import torch
 
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.tokenizer import UnknownTokenError
+from mara_chem.rl.augmentation import StepUpdate
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.step_samples import StepSamples
 from mara_chem.rl.strategies import LearningStrategy
@@ -30,6 +31,7 @@ class AgentUpdate:
         self.rng, self.randomize_smiles, self.device = rng, randomize_smiles, device
         self.inputs = StrategyInputs(strategy)
         self.memory: ReplayMemory | None = None
+        self.last: StepUpdate | None = None  # the last update as the strategy saw it (augmented memory reuses it)
 
     @property
     def fused_likelihood(self) -> bool:
@@ -63,12 +65,13 @@ class AgentUpdate:
         if replay_scores:
             replay_rows = Rows(self.agent.sequence_log_likelihood(replay_tokens), prior_logp[n:],
                                torch.as_tensor(replay_scores, dtype=torch.float32, device=self.device))
-        batch = self.inputs.build(on_policy, replay_rows, prior_samples=self._prior_sample_logp,
+        batch = self.inputs.build(on_policy, replay_rows, prior_samples=self.prior_sample_logp,
                                   anchor_pool=self._anchor_pool, memory_smiles=self._memory_smiles)
         out = self.strategy(batch)
         self.optimizer.zero_grad(set_to_none=True)
         out.loss.backward()
         self.optimizer.step()
+        self.last = StepUpdate(batch, out, list(on_policy.canonical), tokens)
         # "Target" in the summary: DAP's target log-likelihood where the strategy has one, else its reward
         target = out.targets if out.targets is not None else out.rewards
         for name, values in (("Target", target), ("Agent", -agent_logp), ("Prior", -prior_logp)):
@@ -90,7 +93,7 @@ class AgentUpdate:
             return None, []
         return self.agent.vocabulary.encode_batch([smiles[i] for i in good]).to(self.device), good
 
-    def _prior_sample_logp(self, n: int) -> torch.Tensor:
+    def prior_sample_logp(self, n: int) -> torch.Tensor:
         """Agent log-likelihood of n prior samples: the maximum-likelihood form of a forward-KL term."""
         return self.agent.sequence_log_likelihood(self.prior.sample(n).tokens)
 

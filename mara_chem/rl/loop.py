@@ -39,6 +39,7 @@ from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.prior_file import load_prior, weights_digest
 from mara_chem.rl.agent_file import write_stage_agent
 from mara_chem.rl.agent_update import AgentUpdate
+from mara_chem.rl.augmentation import AugmentedMemory
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME, rng_state, save_checkpoint, set_rng_state
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
@@ -164,6 +165,9 @@ class StagedLearning:
         ])
         self.update = AgentUpdate(self.agent, self.prior, self.strategy, self.optimizer, self.rng,
                                   p.randomize_smiles, self.device)
+        self.augmentation = AugmentedMemory(p.augmentation_rounds, p.selective_memory_purge, self.agent, self.prior,
+                                            self.strategy, self.optimizer, self.rng, self.update.prior_sample_logp
+                                            ) if p.augmentation_rounds else None
         self.history: list[StepRecord] = []
         self.global_step = 0
         self.stage_index = -1  # the stage in progress (or last finished); -1 before the first
@@ -352,6 +356,8 @@ class StagedLearning:
         if self.memory is not None:
             kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
             self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
+        if self.augmentation is not None:  # augmented memory: more updates on random SMILES, no oracle call
+            self.augmentation(self.update.last, self.memory, samples.penalised)
         self.stage_step += 1
         self.global_step += 1
         for c in dict.fromkeys(c for c in samples.canonical if c and c in samples.scored):
@@ -375,6 +381,7 @@ class StagedLearning:
         """The scores the strategy learns from (``filtered``) and the rows it learns from (``in_update``)."""
         scores = np.nan_to_num(samples.totals, nan=0.0)
         filtered = self.filter.apply(samples.scored_canonical, scores, self.global_step) if self.filter else scores
+        samples.penalised = [c for c, s, f in zip(samples.canonical, scores, filtered) if c and f < s]
         if self.strategy.zero_batch_duplicates:  # REINVENT zeroes in-batch duplicates; IPS counts them instead
             filtered = np.where(samples.duplicate, 0.0, filtered)
         samples.filtered = filtered

@@ -53,6 +53,7 @@ class StepSamples:
     totals: np.ndarray = field(default_factory=lambda: np.zeros(0))  # total score per row; NaN: none or failed
     has_score: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     filtered: np.ndarray = field(default_factory=lambda: np.zeros(0))  # scores the strategy learns from
+    penalised: list[str] = field(default_factory=list)  # molecules the diversity filter lowered (augmentation's purge)
     in_update: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
     columns: dict[str, np.ndarray] = field(default_factory=dict)  # Target, Agent, Prior (NLL); NaN outside in_update
 

@@ -43,6 +43,9 @@ class StrategyBatch:
     outcome_freq: torch.Tensor | None = None
     """p̂(o_i) per row when IPS frequencies come from outside the batch (``mara_chem.rl.outcomes``); None:
     IPS counts ``outcome_ids`` over the batch's on-policy rows."""
+    mara_anchor: tuple[torch.Tensor, torch.Tensor] | None = None
+    """MARA's anchor (S_z, log π0(y_z)) fixed by the caller (augmented copies keep their step's anchor,
+    :mod:`mara_chem.rl.augmentation`); None: chosen from the batch (and pool) as usual."""
 
     def __post_init__(self) -> None:
         size = self.agent_logp.shape
@@ -232,12 +235,13 @@ class LearningStrategy(nn.Module, metaclass=ABCMeta):
         pool_scores = batch.anchor_pool_scores if use_memory else None
         pool_logp = batch.anchor_pool_prior_logp if use_memory else None
         prior_logp = batch.prior_logp
-        anchor = mara_anchor(rewards, prior_logp, tau, pool_scores, pool_logp, candidates)
+        anchor = (batch.mara_anchor if batch.mara_anchor is not None
+                  else mara_anchor(rewards, prior_logp, tau, pool_scores, pool_logp, candidates))
         info["mara_tau"] = float(tau)
         info["mara_high_fraction"] = float(high_reward_mask(rewards, tau).float().mean())
         if anchor is not None:
             info["mara_anchor_score"], info["mara_anchor_prior_logp"] = float(anchor[0]), float(anchor[1])
-        return mara_rewards(rewards, prior_logp, tau, self.beta, pool_scores, pool_logp, candidates)
+        return mara_rewards(rewards, prior_logp, tau, self.beta, pool_scores, pool_logp, candidates, batch.mara_anchor)
 
 
 def list_strategies() -> list[str]:

@@ -136,8 +136,9 @@ weight = 1
 
 
 def run_reinvent(path: Path, steps: int) -> tuple[dict[str, float], float]:
-    from mara_chem.reinvent import install
+    from mara_chem.reinvent import install, stub_torchvision
 
+    stub_torchvision()  # stated: REINVENT's one torchvision function, where torchvision is not installed
     install()
     from reinvent import Reinvent
     from reinvent.models.model_factory.reinvent_adapter import ReinventAdapter

@@ -34,11 +34,13 @@ import mara_chem.chem.smiles as chem_smiles  # noqa: E402
 import mara_chem.run_folder.oracle_log as oracle_log  # noqa: E402
 import mara_chem.models.language_model as language_model  # noqa: E402
 import mara_chem.models.networks as networks  # noqa: E402
+import mara_chem.rl.agent_update as agent_update  # noqa: E402
 import mara_chem.rl.diversity_filters as diversity_filters  # noqa: E402
 import mara_chem.rl.loop as loop  # noqa: E402
 import mara_chem.rl.oracle as oracle  # noqa: E402
 import mara_chem.rl.outcomes as outcomes  # noqa: E402
 import mara_chem.rl.replay as replay  # noqa: E402
+import mara_chem.rl.step_samples as step_samples  # noqa: E402
 import mara_chem.rl.summary as summary  # noqa: E402
 import mara_chem.scoring.component as component  # noqa: E402
 import mara_chem.scoring.components.physchem as physchem  # noqa: E402
@@ -75,7 +77,7 @@ def instrument() -> None:
     timed(loop.StagedLearning, "_step", "loop bookkeeping (arrays, hits, records)")
     timed(language_model.LanguageModel, "sample", "sampling: python loop, multinomial, decode")
     timed(networks.RecurrentNetwork, "step", "sampling: GRU steps (forward, recorded for autograd)")
-    timed(loop, "canonicalize", "canonicalisation (RDKit)")
+    timed(step_samples, "canonicalize", "canonicalisation (RDKit)")
     timed(oracle.Oracle, "score", "scoring: cache, budget, log rows")
     timed(oracle_log.OracleLog, "append", "oracle-log write")
     timed(physchem.DescriptorComponent, "score_mol", "scoring: QED")
@@ -94,10 +96,10 @@ def instrument() -> None:
     timed(torch.Tensor, "backward", "backward")
     timed(torch.optim.Adam, "step", "optimiser (Adam)")
     timed(loop.StagedLearning, "_checkpoint", "checkpoint writes")
-    timed(loop.StagedLearning, "_write_summary", "summary CSV")
+    timed(summary.SummaryCsv, "append_step", "summary CSV")
     for name in ("sample", "add"):
         timed(replay.ReplayMemory, name, "replay memory (sample, randomise, add, encode)")
-    timed(loop.StagedLearning, "_encode", "replay memory (sample, randomise, add, encode)")
+    timed(agent_update.AgentUpdate, "_encode", "replay memory (sample, randomise, add, encode)")
     timed(summary.HitTracker, "update", "loop bookkeeping (arrays, hits, records)")
 
 

@@ -259,6 +259,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one sub-command; an error is one line (two with the -v hint), the traceback only with -v."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["reinvent"] and argv[1:] not in (["-h"], ["--help"]):  # REINVENT parses its own options
+        from mara_chem.reinvent.cli import reinvent_command
+
+        return reinvent_command(argv[1:])
     args = build_parser().parse_args(argv)
     args.verbose = getattr(args, "verbose", False)
     args.quiet = getattr(args, "quiet", False)

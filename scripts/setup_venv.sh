@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Creates (or reuses) .venv in the repo root and installs mara-chem with a CPU PyTorch.
 #   scripts/setup_venv.sh demo   the package alone: what `make demo` needs (run, metrics, report)
-#   scripts/setup_venv.sh test   plus the extras the test suite exercises: docking, ray, retro, tensorboard, test
+#   scripts/setup_venv.sh test   plus the extras the test suite exercises: docking, ray, retro, tensorboard, peers, test
 # Safe to run twice: a stamp keyed on the mode and pyproject.toml skips the install when nothing changed.
 # A GPU host that already has torch in .venv keeps it. TORCH_SPEC overrides the torch requirement.
 # The GPL protonation tools (extra "gpl-protonation") are never installed here; see README "Licences".
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 MODE="${1:-test}"
 case "$MODE" in
     demo) SPEC="." ;;
-    test) SPEC=".[docking,ray,retro,tensorboard,test]" ;;
+    test) SPEC=".[docking,ray,retro,tensorboard,peers,test]" ;;
     *) echo "usage: $0 [demo|test]" >&2; exit 2 ;;
 esac
 PYTHON="${PYTHON:-python3}"

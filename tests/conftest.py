@@ -22,13 +22,35 @@ def seeded() -> None:
     torch.manual_seed(0)
 
 
+#: the test environment's torchvision stand-in (tests/stand_ins/torchvision: REINVENT's one torchvision function),
+#: put on the path only where torchvision is absent
+STAND_INS = Path(__file__).parent / "stand_ins"
+
+
+def torchvision_stand_in() -> list[str]:
+    """[the stand-in folder] when torchvision is not importable, else []: for sys.path or a child's PYTHONPATH."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("torchvision")
+    real = spec is not None and STAND_INS not in Path(spec.origin or STAND_INS).parents
+    return [] if real else [str(STAND_INS)]
+
+
+@pytest.fixture(scope="session")
+def torchvision_path() -> list[str]:
+    """What a child process needs on PYTHONPATH for torchvision: the stand-in folder where it is absent, else []."""
+    return torchvision_stand_in()
+
+
 @pytest.fixture(scope="session")
 def reinvent_rl():
     """REINVENT 4.8's RL run mode, or a skip naming why it is not importable (see scripts/setup_venv.sh).
-    torchvision (TensorBoard images only) is replaced by mara-chem's one-function stub when absent."""
-    from mara_chem.reinvent.compat import stub_torchvision
+    Where torchvision is absent, the test set-up's stand-in (tests/stand_ins) goes on the path first."""
+    import sys
 
-    stub_torchvision()
+    for folder in torchvision_stand_in():
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
     try:
         import reinvent.runmodes.RL as rl
     except ImportError as exc:

@@ -51,3 +51,14 @@ def test_an_unknown_harness_key_names_the_variant(runner, tmp_path: Path) -> Non
     bad.write_text('[x]\nlabel = "x"\nlearning_strategy = { type = "dap" }\nharness = { filter = "none" }\n')
     with pytest.raises(SystemExit, match=r"\[x\] harness.filter: Extra inputs are not permitted"):
         benchlab.variants.load_variants(bad)
+
+
+def test_augmentation_rounds_reach_the_run_file_only_when_on(runner) -> None:
+    from mara_chem.rl.config import load_run_config
+
+    base = runner.variants["pmo_dap"]
+    assert "augmentation_rounds" not in runner.run_config(_job(runner, base))["parameters"]
+    aug = base.model_copy(update={"harness": base.harness.model_copy(update={"augmentation_rounds": 2})})
+    cfg = runner.run_config(_job(runner, aug))
+    assert cfg["parameters"]["augmentation_rounds"] == 2
+    assert load_run_config(cfg).parameters.augmentation_rounds == 2

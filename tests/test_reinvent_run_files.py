@@ -102,7 +102,7 @@ def test_reinvent_example_runs_unshortened(tmp_path: Path, capsys: pytest.Captur
 
 
 def test_unique_sequences_keeps_first_of_each_sequence() -> None:
-    from mara_chem.rl.loop import _first_occurrences
+    from mara_chem.rl.step_samples import first_occurrences as _first_occurrences
 
     assert _first_occurrences(["CCO", "OCC", "CCO", "C1CC", "C1CC", "CCO"]).tolist() == [
         True, True, False, True, False, False]  # raw strings: OCC is another token sequence

@@ -80,6 +80,8 @@ def run_config(job: Job) -> dict[str, Any]:
     }
     if cfg["diversity_filter"] is None:
         del cfg["diversity_filter"]
+    if harness.augmentation_rounds:  # only when on: runs without it keep their fingerprints
+        cfg["parameters"]["augmentation_rounds"] = harness.augmentation_rounds
     return cfg
 
 

@@ -23,9 +23,9 @@ class Harness(BaseModel):
     """What surrounds the strategy in a run: diversity filter, replay memory, augmentation.
 
     The defaults are the lab's REINVENT-style harness (scaffold filter with bucket 10 and minscore = the task's
-    lenient threshold, replay memory 100 / sample 10), so a variant without a ``harness`` table runs exactly as
-    before and keeps its configuration fingerprint. PMO's REINVENT runs ``diversity_filter = "none"`` with
-    ``sample_size = 24``.
+    lenient threshold, replay memory 100 / sample 10, no augmentation), so a variant without a ``harness`` table
+    runs exactly as before and keeps its configuration fingerprint. PMO's REINVENT runs
+    ``diversity_filter = "none"`` with ``sample_size = 24``.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -34,6 +34,8 @@ class Harness(BaseModel):
     bucket_size: int = Field(10, ge=1)
     memory_size: int = Field(100, ge=0)
     sample_size: int = Field(10, ge=0)
+    #: augmented memory (``[parameters] augmentation_rounds``, its selective purge on): extra updates a step
+    augmentation_rounds: int = Field(0, ge=0, le=100)
 
     @property
     def is_default(self) -> bool:

@@ -20,6 +20,7 @@ likelihood of the sequence itself (REINVENT's value for a batch of one).
 
 from __future__ import annotations
 
+import pickle
 import time
 import uuid
 from pathlib import Path
@@ -163,9 +164,26 @@ def model_to_reinvent(model: LanguageModel, data_source: str = "mara-chem") -> d
     }
 
 
+def with_hash_id(save_dict: dict) -> dict:
+    """``save_dict`` with REINVENT's hash ID in its metadata (``reinvent/models/meta_data.py``: xxh3-128 of the
+    pickled dict, keys sorted, network as numpy arrays, hash fields None), so REINVENT checks it instead of
+    warning that the file has none. Without xxhash (a REINVENT dependency, not mara-chem's) it stays None."""
+    try:
+        import xxhash
+    except ImportError:
+        return save_dict
+    hashed = {k: v for k, v in sorted(save_dict.items())}
+    hashed["metadata"] = {**save_dict["metadata"], "hash_id": None, "hash_id_format": None}
+    hashed["network"] = {k: v.cpu().numpy() for k, v in save_dict["network"].items()}
+    digest = xxhash.xxh3_128_hexdigest(pickle.dumps(hashed))
+    save_dict["metadata"] = {**save_dict["metadata"], "hash_id": digest,
+                             "hash_id_format": f"xxhash.xxh3_128_hex {xxhash.VERSION}"}
+    return save_dict
+
+
 def save_reinvent_prior(model: LanguageModel, path: str | Path, data_source: str = "mara-chem") -> Path:
-    """Write ``model`` as a REINVENT 4 prior file."""
+    """Write ``model`` as a REINVENT 4 prior file (with REINVENT's hash ID)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(model_to_reinvent(model, data_source), path)
+    torch.save(with_hash_id(model_to_reinvent(model, data_source)), path)
     return path

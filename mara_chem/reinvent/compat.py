@@ -30,6 +30,8 @@ EXPECTED_SIGNATURES = {
         "(input_config: 'dict', device: 'torch.device', tb_logdir: 'str', responder_config: 'dict', "
         "write_config: 'str' = None, *args, **kwargs)"
     ),
+    "reinvent.runmodes.RL.learning:Learning.get_state_dict": "(self) -> 'Optional[dict]'",
+    "reinvent.runmodes.create_adapter:create_adapter": "(dict_filename: str, mode: str, device: torch.device) -> tuple",
     "reinvent.runmodes.RL.memories.inception:Inception.__call__": (
         "(self, orig_smilies: 'np.ndarray', scores: 'torch.Tensor', prior_lls: 'torch.Tensor') -> 'tuple'"
     ),
@@ -45,7 +47,8 @@ EXPECTED_FIELDS = {
 
 #: module globals the adapter replaces (they must exist under these names)
 EXPECTED_GLOBALS = ("reinvent.runmodes.RL.run_staged_learning:RLConfig",
-                    "reinvent.runmodes.RL.run_staged_learning:setup_reward_strategy")
+                    "reinvent.runmodes.RL.run_staged_learning:setup_reward_strategy",
+                    "reinvent.runmodes.RL.run_staged_learning:create_adapter")
 
 
 class ReinventIncompatible(RuntimeError):
@@ -54,7 +57,11 @@ class ReinventIncompatible(RuntimeError):
 
 def stub_torchvision() -> None:
     """REINVENT imports torchvision only for ``transforms.ToTensor`` (molecule grids in TensorBoard); when
-    torchvision is absent, a module with that one function stands in (PIL image -> float CHW in [0, 1])."""
+    torchvision is absent, a module with that one function stands in (PIL image -> float CHW in [0, 1]).
+
+    The adapter never calls this: a process that runs REINVENT where torchvision cannot be installed (the
+    benchmarks' peer runs) says so by calling it. The tests use the same stand-in as a package on the path
+    (tests/stand_ins/torchvision, README "mara-chem inside REINVENT 4")."""
     if "torchvision" in sys.modules or importlib.util.find_spec("torchvision") is not None:
         return
     transforms = types.ModuleType("torchvision.transforms")

@@ -14,7 +14,19 @@ or signature):
 - ``reinvent/runmodes/RL/reward.py`` 165-245 ``RLReward``: :class:`MaraReward` subclasses it with the same
   call signature and return value, so ``Learning.optimize`` and the reports are untouched.
 - ``reinvent/runmodes/RL/reinvent.py`` 23-37 ``ReinventLearning.update``: wrapped to hand the step's
-  canonical SMILES and states (``self.sampled``) and the prior to the reward object before REINVENT's body runs.
+  canonical SMILES and states (``self.sampled``) and the prior to the reward object before REINVENT's body runs,
+  and to send the strategy's diagnostics to REINVENT's log and TensorBoard after it.
+- ``reinvent/runmodes/RL/learning.py`` 205-222 ``Learning.get_state_dict`` (the stage checkpoint): wrapped to add
+  mara-chem's state (log Z, the IPS outcome tracker's window and clusters) under ``CHECKPOINT_KEY``.
+- ``reinvent/runmodes/create_adapter.py`` 21-61 ``create_adapter``: wrapped in ``run_staged_learning.py``
+  (imported at line 9) to keep the agent file's save dict, from which that state is restored when
+  ``use_checkpoint = true``.
+
+The strategy's batch is built by :mod:`mara_chem.rl.strategy_inputs` from REINVENT's tensors, exactly as
+mara-chem's loop builds it from its own: every option of a strategy (IPS outcomes and frequencies, MARA's
+anchor pool, forward KL) means the same in both loops. The outcome tracker lives in the one reward object
+REINVENT keeps for all stages, so IPS ``window`` counts and clusters carry across steps and stages; IPS
+``memory`` counts REINVENT's inception memory as it was before this step's batch joined it.
 
 The traps this handles: REINVENT's geometric mean floors every total at 1e-8, so invalid rows get 1e-8 (set
 to 0 here from their state); REINVENT zeroes in-batch duplicates before the strategy (strategies that count
@@ -37,11 +49,22 @@ from reinvent.runmodes import RL
 from reinvent.runmodes.RL.reward import RLReward
 from reinvent.runmodes.RL.validation import RLConfig, SectionLearningStrategy
 
-from mara_chem.chem.smiles import SmilesState
+from mara_chem.chem.smiles import SmilesState, canonicalize
+from mara_chem.reinvent.export import REINVENT_STRATEGY_TYPES
 from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, StrategyOutput, StrategyParams, build_strategy
 from mara_chem.rl.strategies import list_strategies, strategy_params_model
+from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, Rows, StrategyInputs
 
-log = logging.getLogger(__name__)
+#: a child of REINVENT's "reinvent" logger, so that these lines reach REINVENT's log (stderr or ``-l FILE``)
+log = logging.getLogger("reinvent.mara_chem")
+
+#: the key of mara-chem's state (strategy parameters such as log Z, IPS window counts and clusters) in
+#: REINVENT's stage checkpoint (``chkpt_file``); restored from the agent file with ``use_checkpoint = true``
+CHECKPOINT_KEY = "mara_chem"
+
+#: the strategy's per-step diagnostics REINVENT's log and TensorBoard receive (``StrategyOutput.info`` keys)
+DIAGNOSTICS = ("loss", "mara_tau", "mara_high_fraction", "mara_anchor_score", "ips_outcomes", "ips_mean_factor",
+               "ips_distinct_fraction", "log_z", "kl_estimate", "n_replay")
 
 #: keys REINVENT's own ``[learning_strategy]`` accepts; a ``dap`` table with any other key is mara-chem's DAP
 REINVENT_STRATEGY_KEYS = frozenset({"type", "sigma", "rate"})
@@ -64,11 +87,14 @@ class StepContext:
 
 
 @dataclass
-class StepRecord:
-    """One update as the strategy saw it (for hooks: tests, logging)."""
+class UpdateRecord:
+    """One update as the strategy saw it (for hooks: tests, logging), with the on-policy rows' canonical SMILES
+    (None: invalid) and the replay memory's, which the outcome tracker read."""
 
     batch: StrategyBatch
     output: StrategyOutput
+    canonical: list[str | None]
+    memory: list[str]
 
 
 class MaraStrategyType:
@@ -99,7 +125,7 @@ class MaraReward(RLReward):
     reward for policy-gradient types), loss) over the rows REINVENT keeps (non-NaN scores), as REINVENT does.
     """
 
-    step_hooks: ClassVar[list[Callable[[StepRecord], None]]] = []
+    step_hooks: ClassVar[list[Callable[[UpdateRecord], None]]] = []
 
     def __init__(self, optimizer: torch.optim.Optimizer, strategy: LearningStrategy):
         super().__init__(optimizer, getattr(strategy.params, "sigma", None), strategy)
@@ -107,6 +133,27 @@ class MaraReward(RLReward):
         for group in strategy.optimizer_param_groups():  # e.g. learned log Z with its own rate
             optimizer.add_param_group(group)
         self.context: StepContext | None = None
+        self.inputs = StrategyInputs(strategy)  # its outcome tracker lives across REINVENT's steps and stages
+        self.last_info: dict[str, float] = {}
+        self._steps: dict[int, int] = {}  # updates per stage, for TensorBoard's step axis
+
+    def state_dict(self) -> dict[str, Any]:
+        """What REINVENT's checkpoint lacks: the strategy's own state (log Z) and the outcome tracker's."""
+        return {"strategy": self.strategy.state_dict(), "inputs": self.inputs.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.strategy.load_state_dict(state["strategy"])
+        self.inputs.load_state_dict(state["inputs"])
+
+    def report(self, stage: int, tensorboard: Any | None) -> None:
+        """The last update's diagnostics to REINVENT's log and (when it writes one) TensorBoard."""
+        step = self._steps[stage] = self._steps.get(stage, 0) + 1
+        shown = {key: self.last_info[key] for key in DIAGNOSTICS if key in self.last_info}
+        log.info("mara-chem %s stage %d step %d: %s", self.strategy.name, stage, step,
+                 ", ".join(f"{key} {value:.4g}" for key, value in shown.items()))
+        if tensorboard is not None:
+            for key, value in shown.items():
+                tensorboard.add_scalar(f"mara-chem/{key}", value, step)
 
     def __call__(self, orig_smilies, scores, agent_nlls, prior_nlls, mask_idx, inception, agent):
         context, self.context = self.context, None
@@ -114,37 +161,33 @@ class MaraReward(RLReward):
             raise RuntimeError("mara-chem's reward was called without the step context (ReinventLearning.update "
                                "is not wrapped: call mara_chem.reinvent.install())")
         scores = self._scores(np.asarray(scores, dtype=float), context)
-        keep = ~np.isnan(scores)
-        rows = np.flatnonzero(keep)
+        rows = np.flatnonzero(~np.isnan(scores))
         agent_lls = -agent_nlls[torch.as_tensor(rows, device=agent_nlls.device)]
         prior_lls = -prior_nlls[torch.as_tensor(rows, device=prior_nlls.device)].detach()
         score_t = torch.as_tensor(scores[rows], dtype=agent_lls.dtype, device=agent_lls.device)
-        ids = _outcome_ids([context.smiles[i] for i in rows], context.states[rows])
-        is_replay = torch.zeros(len(rows), dtype=torch.bool)
-        pool: dict[str, torch.Tensor] = {}
+        on_policy = OnPolicyRows(agent_lls, prior_lls, score_t, canonical=[
+            None if context.states[i] == SmilesState.INVALID else context.smiles[i] for i in rows])
+        replay, memory = None, []
         if inception is not None:
+            memory = [row[0] for row in inception.storage]  # before this batch joins it, as in mara-chem's loop
             valid = context.states[rows] == SmilesState.VALID
-            replay = inception(np.asarray(orig_smilies)[rows][valid], score_t[valid], prior_lls[valid])
-            pool = _anchor_pool(inception, score_t)
-            if replay:  # REINVENT's inception sample: (raw SMILES, scores, prior log-likelihoods)
-                replay_smiles, replay_scores, replay_prior = replay
-                agent_lls = torch.cat([agent_lls, -agent.likelihood_smiles(list(replay_smiles))])
-                prior_lls = torch.cat([prior_lls, _as_tensor(replay_prior, agent_lls)])
-                score_t = torch.cat([score_t, _as_tensor(replay_scores, agent_lls)])
-                ids = torch.cat([ids, 2 * len(context.smiles) + torch.arange(len(replay_smiles))])  # all distinct
-                is_replay = torch.cat([is_replay, torch.ones(len(replay_smiles), dtype=torch.bool)])
-        device = agent_lls.device
-        batch = StrategyBatch(
-            agent_logp=agent_lls, prior_logp=prior_lls, scores=score_t, outcome_ids=ids.to(device),
-            is_replay=is_replay.to(device), prior_sample_agent_logp=self._prior_sample_logp(context, agent, len(rows)),
-            **pool,
-        )
+            sampled = inception(np.asarray(orig_smilies)[rows][valid], score_t[valid], prior_lls[valid])
+            if sampled:  # REINVENT's inception sample: (raw SMILES, scores, prior log-likelihoods)
+                replay_smiles, replay_scores, replay_prior = sampled
+                replay = Rows(-agent.likelihood_smiles(list(replay_smiles)), _as_tensor(replay_prior, agent_lls),
+                              _as_tensor(replay_scores, agent_lls))
+        memory = [canonicalize(s) or s for s in memory]
+        batch = self.inputs.build(
+            on_policy, replay,
+            prior_samples=lambda n: -agent.likelihood_smiles(list(context.prior.model.sample(n)[1])),
+            anchor_pool=lambda: _inception_pool(inception, agent_lls), memory_smiles=lambda: memory)
         out = self.strategy(batch)
+        self.last_info = out.info
         self._optimizer.zero_grad()
         out.loss.backward()
         self._optimizer.step()
         for hook in self.step_hooks:
-            hook(StepRecord(batch, out))
+            hook(UpdateRecord(batch, out, list(on_policy.canonical), memory))
         n = len(rows)
         target = out.targets if out.targets is not None else out.rewards
         return agent_lls[:n].detach(), prior_lls[:n], target[:n].detach(), out.loss.detach().view(1)
@@ -163,43 +206,33 @@ class MaraReward(RLReward):
                     scores[i] = first[smi]
         return scores
 
-    def _prior_sample_logp(self, context: StepContext, agent, n: int) -> torch.Tensor | None:
-        """Agent log-likelihood of prior samples, for ``kl = "forward"``."""
-        if getattr(self.strategy.params, "kl", None) != "forward":
-            return None
-        _, smiles, _ = context.prior.model.sample(max(1, n))
-        return -agent.likelihood_smiles(smiles)
-
 
 def _as_tensor(values, like: torch.Tensor) -> torch.Tensor:
     """Inception rows hold tensors or numpy scalars; one float tensor like ``like``."""
     return torch.as_tensor([float(v) for v in values], dtype=like.dtype, device=like.device)
 
 
-def _outcome_ids(smiles: list[str], states: np.ndarray) -> torch.Tensor:
-    """Same id for the same canonical molecule; each invalid row its own id."""
-    table: dict[str, int] = {}
-    ids = [len(smiles) + i if state == SmilesState.INVALID else table.setdefault(smi, len(table))
-           for i, (smi, state) in enumerate(zip(smiles, states))]
-    return torch.as_tensor(ids, dtype=torch.long)
-
-
-def _anchor_pool(inception, like: torch.Tensor) -> dict[str, torch.Tensor]:
+def _inception_pool(inception, like: torch.Tensor) -> AnchorPool | None:
     """MARA's ``batch+memory`` anchor pool: the inception memory's scores and prior log-likelihoods."""
-    if not len(inception):
-        return {}
-    return {"anchor_pool_scores": _as_tensor([row[1] for row in inception.storage], like),
-            "anchor_pool_prior_logp": _as_tensor([row[2] for row in inception.storage], like)}
+    if inception is None or not len(inception):
+        return None
+    return AnchorPool(prior_logp=_as_tensor([row[2] for row in inception.storage], like),
+                      scores=_as_tensor([row[1] for row in inception.storage], like))
 
 
 class MaraSectionLearningStrategy(SectionLearningStrategy):
     """REINVENT's ``[learning_strategy]``; a mara-chem table is validated by its type's option model."""
 
     _mara: Optional[StrategyParams] = PrivateAttr(None)
+    _resume: bool = PrivateAttr(False)
 
     @model_validator(mode="wrap")
     @classmethod
     def _route(cls, data: Any, handler):
+        if isinstance(data, dict) and "type" in data and data["type"] not in (*REINVENT_STRATEGY_TYPES,
+                                                                              *list_strategies()):
+            raise ValueError(f"unknown learning strategy type {data['type']!r}; valid: REINVENT's "
+                             f"{', '.join(REINVENT_STRATEGY_TYPES)} and mara-chem's {', '.join(list_strategies())}")
         if not is_mara_table(data):
             return handler(data)
         params = strategy_params_model(data["type"]).model_validate(data)
@@ -223,6 +256,13 @@ class MaraRLConfig(RLConfig):
 
     learning_strategy: Optional[MaraSectionLearningStrategy] = None
 
+    @model_validator(mode="after")
+    def _note_resume(self) -> MaraRLConfig:
+        """A mara-chem strategy resumes its own state from the agent file when REINVENT uses its checkpoint."""
+        if self.learning_strategy is not None and self.learning_strategy.mara_params is not None:
+            self.learning_strategy._resume = bool(self.parameters.use_checkpoint)
+        return self
+
 
 def setup_reward_strategy_factory(original: Callable) -> Callable:
     """REINVENT's ``setup_reward_strategy`` for its own types, :class:`MaraReward` for mara-chem's."""
@@ -236,20 +276,63 @@ def setup_reward_strategy_factory(original: Callable) -> Callable:
             registered = MaraStrategyType(config.type)
         strategy = registered.build(params).to(agent.device)
         optimizer = torch.optim.Adam(agent.get_network_parameters(), lr=params.rate)
-        log.info("Using mara-chem learning strategy %s", params.model_dump(exclude_unset=True))
-        return MaraReward(optimizer, strategy)
+        resolved = ", ".join(f"{key} = {value!r}" for key, value in params.model_dump(mode="json").items())
+        log.info("Using mara-chem learning strategy %r (%s)", params.type, resolved)
+        reward = MaraReward(optimizer, strategy)
+        saved = _loaded_agent_state.get(CHECKPOINT_KEY)
+        if config._resume and saved is not None:
+            reward.load_state_dict(saved)
+            log.info("mara-chem strategy state restored from the agent file (use_checkpoint = true)")
+        return reward
 
     return setup_reward_strategy
 
 
 def update_with_context(original: Callable) -> Callable:
-    """``ReinventLearning.update`` that first hands the step's context to a mara-chem reward."""
+    """``ReinventLearning.update`` that first hands the step's context to a mara-chem reward, then reports the
+    strategy's diagnostics to REINVENT's log and TensorBoard."""
 
     def update(self, results, orig_smilies):
-        if isinstance(self.reward_nlls, MaraReward):
-            states = np.array([state.value for state in self.sampled.states], dtype=int)
-            self.reward_nlls.context = StepContext(list(self.sampled.smilies), states, self.prior)
-        return original(self, results, orig_smilies)
+        reward = self.reward_nlls
+        if not isinstance(reward, MaraReward):
+            return original(self, results, orig_smilies)
+        states = np.array([state.value for state in self.sampled.states], dtype=int)
+        reward.context = StepContext(list(self.sampled.smilies), states, self.prior)
+        returned = original(self, results, orig_smilies)
+        reward.report(self.stage_no, self.tb_reporter)
+        return returned
 
     update.__wrapped__ = original
     return update
+
+
+def state_dict_with_strategy(original: Callable) -> Callable:
+    """``Learning.get_state_dict`` (REINVENT's stage checkpoint) with mara-chem's state under CHECKPOINT_KEY."""
+
+    def get_state_dict(self):
+        state = original(self)
+        if state is not None and isinstance(self.reward_nlls, MaraReward):
+            state[CHECKPOINT_KEY] = self.reward_nlls.state_dict()
+        return state
+
+    get_state_dict.__wrapped__ = original
+    return get_state_dict
+
+
+#: the save dict of the last model file ``run_staged_learning`` loaded, which is the agent's (it reads the prior
+#: first, then the agent, then sets up the reward strategy), for the resume above
+_loaded_agent_state: dict[str, Any] = {}
+
+
+def create_adapter_keeping_agent_state(original: Callable) -> Callable:
+    """REINVENT's ``create_adapter`` in ``run_staged_learning``; remembers the save dict it read (REINVENT keeps
+    only the diversity filter from it)."""
+
+    def create_adapter(dict_filename, mode, device):
+        adapter, save_dict, model_type = original(dict_filename, mode, device)
+        _loaded_agent_state.clear()
+        _loaded_agent_state.update(save_dict)
+        return adapter, save_dict, model_type
+
+    create_adapter.__wrapped__ = original
+    return create_adapter

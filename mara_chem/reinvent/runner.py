@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mara_chem.reinvent.compat import ReinventIncompatible, check_reinvent, stub_torchvision
+from mara_chem.reinvent.compat import ReinventIncompatible, check_reinvent
 from mara_chem.rl.strategies import list_strategies
 
 _installed = False
@@ -15,12 +15,12 @@ def install() -> str:
     """Check REINVENT, register every mara-chem strategy type where REINVENT looks strategies up, and wrap
     the points listed in :mod:`mara_chem.reinvent.learning`. Idempotent; returns REINVENT's version."""
     global _installed
-    stub_torchvision()
     version = check_reinvent()
     if _installed:
         return version
     from reinvent.runmodes import RL
     from reinvent.runmodes.RL import run_staged_learning
+    from reinvent.runmodes.RL.learning import Learning
     from reinvent.runmodes.RL.reinvent import ReinventLearning
 
     from mara_chem.reinvent import learning
@@ -31,13 +31,35 @@ def install() -> str:
     run_staged_learning.RLConfig = learning.MaraRLConfig
     run_staged_learning.setup_reward_strategy = learning.setup_reward_strategy_factory(
         run_staged_learning.setup_reward_strategy)
+    run_staged_learning.create_adapter = learning.create_adapter_keeping_agent_state(run_staged_learning.create_adapter)
     ReinventLearning.update = learning.update_with_context(ReinventLearning.update)
+    Learning.get_state_dict = learning.state_dict_with_strategy(Learning.get_state_dict)
     _installed = True
     return version
 
 
 class RunFileError(ValueError):
     """A REINVENT run file that would fail (or silently misbehave) once REINVENT has started."""
+
+
+def check_model_file(path: Path, key: str) -> None:
+    """A model file REINVENT can read, or :class:`RunFileError` naming it (a mara-chem prior: how to convert it)."""
+    from mara_chem.models.prior_file import FORMAT
+    from mara_chem.models.reinvent_prior import is_reinvent_payload, load_model_file
+
+    convert = f"`mara-chem prior convert {path} --out {path.with_suffix('')}.reinvent.prior --to reinvent`"
+    if not path.is_file():
+        raise RunFileError(f"[parameters] {key}: {path} does not exist (REINVENT reads model files by path; a "
+                           f"bundled mara-chem prior is converted with {convert})")
+    try:
+        payload = load_model_file(path)
+    except Exception:  # not loadable without executing code: a pickle REINVENT would run, or not a model
+        return  # REINVENT's own loader reports (older REINVENT files pickle classes; they are REINVENT's to read)
+    if isinstance(payload, dict) and payload.get("format") == FORMAT:
+        raise RunFileError(f"[parameters] {key}: {path} is a mara-chem prior, which REINVENT cannot read; "
+                           f"write a REINVENT copy with {convert}")
+    if not is_reinvent_payload(payload):
+        raise RunFileError(f"[parameters] {key}: {path} is not a REINVENT model file")
 
 
 def preflight(config: dict) -> None:
@@ -57,6 +79,11 @@ def preflight(config: dict) -> None:
     for number, stage in enumerate(validated.stage, start=1):
         if not stage.chkpt_file:  # optional in REINVENT's model, yet its stage hand-over crashes without it
             raise RunFileError(f"[[stage]] {number}: chkpt_file is required (REINVENT writes the stage's agent there)")
+    from reinvent.utils import prior_registry
+
+    for key in ("prior_file", "agent_file"):
+        name = getattr(validated.parameters, key)
+        check_model_file(Path(prior_registry.get(name) or name), key)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -65,7 +92,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         version = install()
     except ImportError as exc:
-        print(f"error: REINVENT 4 is not importable ({exc}); install REINVENT 4.8 first", file=sys.stderr)
+        print(f"error: REINVENT 4 is not importable ({exc}); install REINVENT 4.8 with its dependencies first "
+              "(torchvision included)", file=sys.stderr)
         return 2
     except ReinventIncompatible as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -75,6 +75,18 @@ class Parameters(Section):
     # mara-chem options
     hit_threshold: float = Field(0.8, ge=0.0, le=1.0, allow_inf_nan=False, description="score counted as a hit in progress and summary")
     checkpoint_every: int = Field(1, ge=1, description="steps between checkpoints")
+    augmentation_rounds: int = Field(0, ge=0, le=100, description="augmented memory: extra updates a step on random "
+                                     "SMILES of the batch and the whole replay memory (mara_chem/rl/augmentation.py)")
+    selective_memory_purge: bool = Field(True, description="augmented memory: drop the memory's molecules whose "
+                                         "scaffold the diversity filter penalised in the step")
+
+    @model_validator(mode="after")
+    def _augmentation(self) -> "Parameters":
+        # its default is accepted (a recorded run.json holds every key), another value would be ignored: refused
+        if not self.selective_memory_purge and not self.augmentation_rounds:
+            raise ValueError("selective_memory_purge = false given but augmentation_rounds = 0 (it belongs to "
+                             "augmented memory: set augmentation_rounds >= 1)")
+        return self
 
     @model_validator(mode="after")
     def _unsupported(self) -> "Parameters":

@@ -19,7 +19,7 @@ import numpy as np
 from mara_chem.run_folder.oracle_log import LOG_NAME, OracleLog, TornLine, format_value, parse_value
 from mara_chem.scoring.scorer import Scorer
 
-__all__ = ["LOG_NAME", "Oracle", "OracleLog", "Scored", "recover_torn_line", "scores_array"]
+__all__ = ["LOG_NAME", "Oracle", "OracleLog", "Scored", "log_row", "recover_torn_line", "scores_array"]
 
 TORN_UNKNOWN_REASON = "log line torn: molecule unknown, call kept as spent"
 
@@ -33,7 +33,8 @@ class Scored:
     call: int
 
 
-def _log_row(log: OracleLog, smiles: str, entry: Scored, step: int, stage: int) -> dict[str, object]:
+def log_row(log: OracleLog, smiles: str, entry: Scored, step: int, stage: int) -> dict[str, object]:
+    """The log row of one paid call (also used to convert another tool's record, benchmarks/peers/)."""
     row: dict[str, object] = {"call": entry.call, "step": step, "stage": stage, "smiles": smiles,
                               "score": format_value(entry.total), "reason": entry.reason or ""}
     for e in log.endpoints:
@@ -106,7 +107,7 @@ class Oracle:
                     call=self.next_call,
                 )
                 self.cache[smi] = entry
-                rows.append(_log_row(self.log, smi, entry, step, self.stage))
+                rows.append(log_row(self.log, smi, entry, step, self.stage))
                 self.next_call += 1
                 self.calls += 1
             self.log.append(rows)
@@ -137,10 +138,10 @@ def recover_torn_line(log: OracleLog, torn: TornLine, scorer_for_stage: Callable
             entry = _score_one(scorer, fields[3], torn.call)
         finally:
             scorer.close()
-        log.append([_log_row(log, fields[3], entry, step, stage)])
+        log.append([log_row(log, fields[3], entry, step, stage)])
         return f"{where} lost its score: {fields[3]} scored again under the same call number (charged once)"
     entry = Scored(total=math.nan, scores={}, raw={}, reason=TORN_UNKNOWN_REASON, call=torn.call)
-    log.append([_log_row(log, "", entry, step, stage)])
+    log.append([log_row(log, "", entry, step, stage)])
     return f"{where} lost its SMILES: the call stays spent, recorded with an empty SMILES"
 
 

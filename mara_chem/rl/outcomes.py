@@ -28,7 +28,8 @@ An invalid sample is always an outcome of its own.
   molecules so far, not samples of the policy, so this p̂ measures how crowded an outcome is among the best
   finds: a diversity pressure, not an unbiased IPS estimate; its fixed point is not p ∝ R.
 
-The loop computes ids and, for ``window``/``memory``, p̂ per row here and hands both to the strategy as
+The strategy-input builder (:mod:`mara_chem.rl.strategy_inputs`, used by mara-chem's loop and by the REINVENT
+adapter) computes ids and, for ``window``/``memory``, p̂ per row here and hands both to the strategy as
 tensors, so the strategies stay pure functions. With the defaults nothing changes: ids are assigned exactly
 as before and the strategy counts the batch itself.
 """
@@ -37,13 +38,16 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import torch
 from rdkit import DataStructs
 
 from mara_chem.chem.fingerprints import morgan_fingerprint
 from mara_chem.chem.smiles import murcko_scaffold
+
+if TYPE_CHECKING:
+    from mara_chem.rl.strategies.base import IpsOptions
 
 OutcomeKind = Literal["molecule", "scaffold", "cluster"]
 FrequencySource = Literal["batch", "window", "memory"]
@@ -105,9 +109,9 @@ class OutcomeTracker:
         self._scaffolds: dict[str, str] = {}
 
     @classmethod
-    def from_params(cls, params: Any) -> OutcomeTracker:
-        """From a validated strategy params model (every one carries the IPS options)."""
-        return cls(params.outcome, params.frequency, params.cluster_similarity, params.frequency_window)
+    def from_options(cls, options: IpsOptions) -> OutcomeTracker:
+        """From a strategy's validated IPS options (``LearningStrategy.ips_options``)."""
+        return cls(options.outcome, options.frequency, options.cluster_similarity, options.frequency_window)
 
     def key(self, smiles: str | None) -> str | None:
         """The outcome of one canonical SMILES (None for an invalid sample)."""

@@ -45,6 +45,47 @@ def test_a_misspelt_plugin_option_names_the_key():
         load_run_config(run_file({"type": "example_baseline_pg", "bta": 0.1}))
 
 
+def test_the_plugin_strategy_runs_a_real_mara_chem_run(tmp_path, capsys):
+    """`mara-chem run` with ``type = "example_baseline_pg"`` on the bundled prior: two steps, scored and learnt."""
+    import csv
+    import tomllib  # noqa: F401  (the run file below is TOML, as a user writes it)
+
+    out = tmp_path / "run"
+    (tmp_path / "run.toml").write_text(f'''
+run_type = "staged_learning"
+device = "cpu"
+seed = 1
+
+[parameters]
+prior_file = "moses-gru-2x256"
+agent_file = "moses-gru-2x256"
+summary_csv_prefix = "{out}/summary"
+batch_size = 8
+
+[learning_strategy]
+type = "example_baseline_pg"
+beta = 0.1
+rate = 1e-4
+
+[[stage]]
+max_steps = 2
+max_oracle_calls = 100
+
+[stage.scoring]
+type = "arithmetic_mean"
+[[stage.scoring.component]]
+[stage.scoring.component.example_heteroatom_fraction]
+[[stage.scoring.component.example_heteroatom_fraction.endpoint]]
+name = "hetero"
+transform = {{ type = "example_ramp", low = 0.0, high = 0.5 }}
+''')
+    assert main(["run", str(tmp_path / "run.toml"), "-q"]) == 0, capsys.readouterr().err
+    with open(out / "summary_1.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [int(r["step"]) for r in rows] == [1] * 8 + [2] * 8
+    assert all(r["Target"] != "" for r in rows if r["SMILES_state"] != "0")  # the strategy's rewards, per row
+
+
 def test_an_expensive_oracle_plugin_scores_on_the_shared_pool_and_cache(tmp_path):
     """example_conformer_energy brings only a worker: mara-chem's pool runs it and its cache keeps it."""
     cache = tmp_path / "conformers.sqlite"

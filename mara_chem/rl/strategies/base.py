@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from torch import nn
 
 from mara_chem.plugins import STRATEGIES
+from mara_chem.rl.strategies.ips import ips_diagnostics
 from mara_chem.rl.strategies.mara import high_reward_mask, mara_anchor, mara_rewards, quantile_threshold
 
 
@@ -42,6 +43,9 @@ class StrategyBatch:
     outcome_freq: torch.Tensor | None = None
     """p̂(o_i) per row when IPS frequencies come from outside the batch (``mara_chem.rl.outcomes``); None:
     IPS counts ``outcome_ids`` over the batch's on-policy rows."""
+    mara_anchor: tuple[torch.Tensor, torch.Tensor] | None = None
+    """MARA's anchor (S_z, log π0(y_z)) fixed by the caller (augmented copies keep their step's anchor,
+    :mod:`mara_chem.rl.augmentation`); None: chosen from the batch (and pool) as usual."""
 
     def __post_init__(self) -> None:
         size = self.agent_logp.shape
@@ -164,11 +168,36 @@ class LearningStrategy(nn.Module, metaclass=ABCMeta):
     def beta(self) -> float:
         """KL coefficient β used by the MARA augmentation."""
 
+    # --- what the strategy needs in its batch: read by mara_chem.rl.strategy_inputs (safe defaults) ------
+    @property
+    def mara_options(self) -> MaraOptions | None:
+        """The MARA options when the modifier is on (params that carry :class:`MaraOptions` with mara = true)."""
+        params = self.params
+        return params if isinstance(params, MaraOptions) and params.mara else None
+
+    @property
+    def ips_options(self) -> IpsOptions | None:
+        """The IPS options when the modifier is on: what an outcome is and where its frequency comes from
+        (params that carry :class:`IpsOptions` with ips = true); None: no outcome tracking."""
+        params = self.params
+        return params if isinstance(params, IpsOptions) and params.ips else None
+
+    @property
+    def needs_prior_samples(self) -> bool:
+        """Whether the batch must carry the agent's log-likelihoods of prior samples (a forward-KL term)."""
+        return False
+
+    @property
+    def needs_anchor_pool(self) -> bool:
+        """Whether MARA's anchor may come from the replay memory (``anchor_pool = "batch+memory"``)."""
+        mara = self.mara_options
+        return mara is not None and mara.anchor_pool == "batch+memory"
+
     @property
     def zero_batch_duplicates(self) -> bool:
         """Whether the loop should zero the scores of in-batch duplicates (REINVENT's behaviour). False with
         IPS, which needs the duplicates' real scores and counts them itself."""
-        return not getattr(self.params, "ips", False)
+        return self.ips_options is None
 
     def optimizer_param_groups(self) -> list[dict[str, Any]]:
         """Extra optimiser parameter groups the strategy owns (e.g. DAP's log Z); empty by default."""
@@ -182,9 +211,11 @@ class LearningStrategy(nn.Module, metaclass=ABCMeta):
         batch = replace(batch, prior_logp=batch.prior_logp.detach().to(dtype), scores=batch.scores.detach().to(dtype))
         rewards = batch.scores
         info: dict[str, float] = {"n_rows": float(rewards.numel()), "n_replay": float(batch.is_replay.sum())}
-        if getattr(self.params, "mara", False):
+        if self.mara_options is not None:
             rewards = self._apply_mara(batch, rewards, info)
         loss, rewards, targets = self._loss(batch, rewards, info)
+        if self.ips_options is not None:
+            info.update(ips_diagnostics(batch.outcome_ids, self.ips_options.ips_eps, batch.on_policy, batch.outcome_freq))
         info["loss"] = float(loss.detach())
         return StrategyOutput(loss=loss, rewards=rewards.detach(), info=info, targets=targets)
 
@@ -196,7 +227,7 @@ class LearningStrategy(nn.Module, metaclass=ABCMeta):
 
     def _apply_mara(self, batch: StrategyBatch, rewards: torch.Tensor, info: dict[str, float]) -> torch.Tensor:
         """MARA on the scores (docs/strategies.md, "MARA"); τ from the options or the on-policy score quantile."""
-        p = self.params
+        p = self.mara_options
         on_policy = batch.on_policy
         tau = p.tau if p.tau is not None else quantile_threshold(rewards[on_policy], p.tau_quantile)
         use_memory = p.anchor_pool == "batch+memory"
@@ -204,12 +235,13 @@ class LearningStrategy(nn.Module, metaclass=ABCMeta):
         pool_scores = batch.anchor_pool_scores if use_memory else None
         pool_logp = batch.anchor_pool_prior_logp if use_memory else None
         prior_logp = batch.prior_logp
-        anchor = mara_anchor(rewards, prior_logp, tau, pool_scores, pool_logp, candidates)
+        anchor = (batch.mara_anchor if batch.mara_anchor is not None
+                  else mara_anchor(rewards, prior_logp, tau, pool_scores, pool_logp, candidates))
         info["mara_tau"] = float(tau)
         info["mara_high_fraction"] = float(high_reward_mask(rewards, tau).float().mean())
         if anchor is not None:
             info["mara_anchor_score"], info["mara_anchor_prior_logp"] = float(anchor[0]), float(anchor[1])
-        return mara_rewards(rewards, prior_logp, tau, self.beta, pool_scores, pool_logp, candidates)
+        return mara_rewards(rewards, prior_logp, tau, self.beta, pool_scores, pool_logp, candidates, batch.mara_anchor)
 
 
 def list_strategies() -> list[str]:

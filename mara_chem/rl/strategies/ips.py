@@ -56,3 +56,14 @@ def ips_weights(outcome_ids: torch.Tensor, eps: float, mask: torch.Tensor | None
     p_hat = (outcome_frequencies(outcome_ids, mask) if p_hat is None else p_hat).clamp_min(eps)
     weights = max(1.0 / group, eps) / p_hat
     return torch.where(mask, weights, torch.ones_like(weights))
+
+
+def ips_diagnostics(outcome_ids: torch.Tensor, eps: float, mask: torch.Tensor,
+                    p_hat: torch.Tensor | None = None) -> dict[str, float]:
+    """For the logs: distinct outcomes among the on-policy rows (``ips_outcomes``) and the mean IPS factor
+    1/max(p̂, ε) over them (``ips_mean_factor``); p̂ as in :func:`ips_rewards`."""
+    if not bool(mask.any()):
+        return {"ips_outcomes": 0.0, "ips_mean_factor": 0.0}
+    p_hat = outcome_frequencies(outcome_ids, mask) if p_hat is None else p_hat
+    factors = 1.0 / p_hat[mask].clamp_min(eps)
+    return {"ips_outcomes": float(torch.unique(outcome_ids[mask]).numel()), "ips_mean_factor": float(factors.mean())}

@@ -62,11 +62,14 @@ def mara_rewards(
     pool_scores: torch.Tensor | None = None,
     pool_prior_logp: torch.Tensor | None = None,
     candidates: torch.Tensor | None = None,
+    anchor: tuple[torch.Tensor, torch.Tensor] | None = None,
 ) -> torch.Tensor:
     """MARA-augmented rewards R̄ (module docstring); rows outside H, or every row when H has no anchor,
-    keep their score. Inputs are treated as constants (the result carries no gradient)."""
+    keep their score. ``anchor``: (S_z, log π0(y_z)) given by the caller instead of chosen here. Inputs are
+    treated as constants (the result carries no gradient)."""
     scores, prior_logp = scores.detach(), prior_logp.detach()
-    anchor = mara_anchor(scores, prior_logp, tau, pool_scores, pool_prior_logp, candidates)
+    if anchor is None:
+        anchor = mara_anchor(scores, prior_logp, tau, pool_scores, pool_prior_logp, candidates)
     if anchor is None:
         return scores.clone()
     anchor_score, anchor_logp = anchor

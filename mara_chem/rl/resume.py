@@ -1,0 +1,130 @@
+"""A staged-learning run folder before the run takes it: the resume checks (read-only) and the overwrite.
+
+(The folder's file formats live in :mod:`mara_chem.run_folder`; these checks need the run file's model, so they
+live on the ``rl`` floor.)
+
+Every refusal happens here, before anything in the folder is written (docs/architecture.md,
+"Data flow of a run"): a resume must describe the same run (:mod:`mara_chem.run_folder.run_record`), keep the
+oracle log's columns, and find a checkpoint made from the same prior and agent files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from mara_chem.run_folder.oracle_log import OracleLogError
+from mara_chem.rl.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
+from mara_chem.rl.config import RunConfig
+from mara_chem.rl.oracle import LOG_NAME, OracleLog
+from mara_chem.rl.summary import stage_summary
+from mara_chem.run_folder.run_record import (
+    CHANGES_JSON,
+    RUN_JSON,
+    Change,
+    RunRecordError,
+    compare,
+    describe,
+    read_changes,
+    read_run_record,
+)
+
+
+class RunDirError(RuntimeError):
+    """The run folder cannot be used as asked (changed run, busy, unreadable checkpoint); nothing was written."""
+
+
+class RunFolder:
+    """The folder of one run (``config.run_dir``) and its oracle log, as a resume finds them."""
+
+    def __init__(self, config: RunConfig, oracle_log: OracleLog) -> None:
+        self.config = config
+        self.path: Path = config.run_dir
+        self.oracle_log = oracle_log
+
+    def resume_changes(self) -> list[Change]:
+        """Accepted differences to the recorded run; refuses any other (read-only)."""
+        try:
+            recorded = read_run_record(self.path)
+            read_changes(self.path)  # a torn history is refused here, not met halfway through the first write
+        except RunRecordError as exc:
+            raise RunDirError(f"{exc}: the run cannot be checked against its record; move the folder away or "
+                              "start again with --overwrite") from None
+        if recorded is None:
+            return []
+        try:  # fill in keys a newer mara-chem added since the run started, with their defaults
+            recorded = RunConfig.model_validate(recorded).model_dump(mode="json")
+        except ValidationError:
+            pass  # compared as recorded; what no longer validates shows up as a difference
+        allowed, refused = compare(recorded, self.config.model_dump(mode="json"))
+        if refused:
+            raise RunDirError(
+                f"{self.path} holds a run made from another run file; these keys differ from its {RUN_JSON}: "
+                f"{describe(refused)}. A resume may only raise max_oracle_calls or max_steps, add stages or move "
+                "outputs (device, tb_logdir, json_out_config, chkpt_file); use a new folder (summary_csv_prefix) or --overwrite")
+        return allowed
+
+    def checked_state(self, digests: dict[str, str]) -> dict[str, Any] | None:
+        """The checkpoint to resume from (None for a new run), after every refusal check; writes nothing.
+        ``digests``: fingerprints of the prior and agent files as loaded now."""
+        try:
+            self.oracle_log.check_columns()
+            self.oracle_log.check_rows()
+        except OracleLogError as exc:
+            raise RunDirError(f"{exc}; use --overwrite to start again") from None
+        leftovers = [n for n in (LOG_NAME, CHECKPOINT_NAME) if (self.path / n).exists()]
+        if leftovers and not (self.path / RUN_JSON).exists():
+            raise RunDirError(f"{self.path} holds {' and '.join(leftovers)} but no {RUN_JSON}: the run cannot "
+                              "be checked against its record; move them away or start again with --overwrite")
+        path = self.path / CHECKPOINT_NAME
+        if not path.exists():
+            return None
+        try:
+            state = load_checkpoint(path)
+        except CheckpointError as exc:
+            raise RunDirError(str(exc)) from None
+        if state["digests"] != digests:
+            raise RunDirError(f"the prior or agent file changed since {path} was written; "
+                              "restore the original files or start again with --overwrite")
+        paid: dict[int, int] = {}  # calls per stage when the checkpoint was written
+        for record in state["history"]:
+            paid[record["stage"]] = max(paid.get(record["stage"], 0), record["calls_used"])
+        logged = self.oracle_log.calls_on_disk()
+        if logged < sum(paid.values()):
+            raise RunDirError(f"{self.oracle_log.path} holds {logged} calls but {path} was written after "
+                              f"{sum(paid.values())}: the log was cut or replaced, and resuming would pay for "
+                              "those calls again; restore the log or start again with --overwrite")
+        return state
+
+    def clear(self) -> None:
+        """--overwrite: delete the run's own files and the summaries its record names, nothing else (the run
+        folder may be the working directory; TensorBoard folders and other files are never removed)."""
+        d = self.path
+        for path in [*(d / n for n in (CHECKPOINT_NAME, LOG_NAME, CHANGES_JSON)), *self._own_summaries()]:
+            path.unlink(missing_ok=True)
+        (d / RUN_JSON).unlink(missing_ok=True)
+
+    def _own_summaries(self) -> list[Path]:
+        """Summary files this run wrote: those named by its record (run.json), else none (read-only)."""
+        try:
+            recorded = read_run_record(self.path)
+        except RunRecordError:  # a record is there but torn (--overwrite is the way out): this file's names
+            return [stage_summary(self.config, i).path for i in range(len(self.config.stage))]
+        if not recorded:
+            return []
+        prefix = recorded.get("parameters", {}).get("summary_csv_prefix", "summary")
+        return [Path(f"{prefix}_{i + 1}.csv") for i in range(len(recorded.get("stage", [])))]
+
+    def check_no_foreign_summaries(self, overwrite: bool) -> None:
+        """A new run (or --overwrite) would write summary files that no recorded run of this folder wrote:
+        refuse rather than append to, or later delete, someone else's file (issue 23, item 9)."""
+        if not overwrite and read_run_record(self.path) is not None:
+            return
+        own = {p.resolve() for p in self._own_summaries()}
+        paths = [stage_summary(self.config, i).path for i in range(len(self.config.stage))]
+        foreign = [str(p) for p in paths if p.exists() and p.resolve() not in own]
+        if foreign:
+            raise RunDirError(f"{', '.join(foreign)} already exist(s) and no recorded run of {self.path} wrote "
+                              "them; move them away or choose another summary_csv_prefix (they are never deleted)")

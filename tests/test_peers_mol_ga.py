@@ -1,0 +1,106 @@
+"""The Mol GA peer (benchmarks/peers/mol_ga_peer.py): its objective charges what mara-chem's oracle charges
+(a repeat or an invalid SMILES costs nothing), never exceeds the budget, and ``mara-chem metrics`` reads its log."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks" / "peers"))
+
+import mol_ga_peer  # noqa: E402
+import peer_run  # noqa: E402
+
+from mara_chem.run_folder.oracle_log import read_oracle_log  # noqa: E402
+
+pytest.importorskip("guacamol", reason="the PMO tasks score with guacamol (scripts/setup_venv.sh test installs it)")
+
+
+def _oracle(tmp_path: Path, budget: int):
+    return peer_run.open_oracle(peer_run.resolve_task("qed"), tmp_path, budget)
+
+
+def test_repeated_molecule_is_not_charged(tmp_path: Path) -> None:
+    oracle = _oracle(tmp_path, 10)
+    objective = mol_ga_peer.AccountedObjective(oracle)
+    first = objective(["CCO", "OCC"])  # one molecule, two spellings
+    again = objective(["C(C)O"])  # the same molecule in a later generation
+    assert oracle.calls == 1
+    assert first[0] == first[1] == again[0] > 0
+    assert [r["smiles"] for r in oracle.log.read()] == ["CCO"]
+
+
+def test_invalid_smiles_is_not_charged_and_scores_zero(tmp_path: Path) -> None:
+    oracle = _oracle(tmp_path, 10)
+    scores = mol_ga_peer.AccountedObjective(oracle)(["C1CC", "c1ccccc1", "not a smiles"])
+    assert oracle.calls == 1
+    assert scores[0] == 0.0 and scores[2] == 0.0 and scores[1] > 0
+    assert len(oracle.log.read()) == 1
+
+
+def test_budget_is_never_exceeded(tmp_path: Path) -> None:
+    oracle = _oracle(tmp_path, 3)
+    objective = mol_ga_peer.AccountedObjective(oracle)
+    with pytest.raises(mol_ga_peer.BudgetSpent):
+        objective(["CCO", "CCN", "CCC", "CCCl", "CCBr"])
+    assert oracle.calls == 3 and len(oracle.log.read()) == 3
+    assert objective(["CCN", "CCO"])[0] > 0  # paid molecules stay free to ask again
+
+
+@pytest.fixture(scope="module")
+def ga_run(tmp_path_factory) -> Path:
+    pytest.importorskip("mol_ga", reason="the Mol GA peer needs mol-ga==0.2.1 (extra 'peers')")
+    out = tmp_path_factory.mktemp("molga") / "run"
+    assert mol_ga_peer.main(["--task", "qed", "--budget", "80", "--seed", "3", "--out", str(out),
+                             "--starting-population-size", "30", "--population-size", "30",
+                             "--offspring-size", "10"]) == 0
+    return out
+
+
+def test_real_ga_run_spends_exactly_the_budget_on_new_molecules(ga_run: Path) -> None:
+    log = read_oracle_log(ga_run)
+    assert log.counts()["n_calls"] == 80 and log.n_rows == 80
+    assert log.df["call"].tolist() == list(range(1, 81))
+    assert log.df["smiles"].is_unique  # every call paid for a new molecule
+    record = json.loads((ga_run / peer_run.RECORD_NAME).read_text())
+    assert record["oracle_calls"] == 80 and record["stop_reason"] == "oracle budget"
+    assert record["settings"]["population_size"] == 30 and record["settings"]["offspring_size"] == 10
+    assert log.df["step"].min() == 1 and log.df["step"].max() > 1  # the starting population, then generations
+
+
+def test_mara_chem_metrics_reads_the_peer_log(ga_run: Path, capsys) -> None:
+    from mara_chem.cli import main
+
+    assert main(["metrics", str(ga_run), "--threshold", "0.5", "0.9", "--budget", "80",
+                 "--json", str(ga_run / "m.json")]) == 0
+    metrics = json.loads((ga_run / "m.json").read_text())
+    scores = read_oracle_log(ga_run).df["score"].tolist()
+    assert metrics["log"]["n_calls"] == 80 and metrics["unique_molecules"] == 80
+    assert metrics["thresholds"][0]["yield"] == sum(s >= 0.5 for s in scores)
+    assert 0 < metrics["auc"]["value"] <= max(scores)
+    assert not any(math.isnan(s) for s in scores)
+
+
+def test_bad_options_are_refused_before_any_call(tmp_path: Path, capsys) -> None:
+    pytest.importorskip("mol_ga", reason="the Mol GA peer needs mol-ga==0.2.1 (extra 'peers')")
+    assert mol_ga_peer.main(["--task", "qed", "--out", str(tmp_path / "a"), "--offspring-size", "0"]) == 2
+    assert "--offspring-size must be at least 1" in capsys.readouterr().err
+    assert mol_ga_peer.main(["--task", "no_such_task", "--out", str(tmp_path / "b")]) == 2
+    assert "unknown task" in capsys.readouterr().err
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_a_used_folder_is_refused_and_overwrite_deletes_only_the_peers_files(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "oracle_log.csv").write_text("call\n")
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(peer_run.PeerError, match="already holds a run"):
+        peer_run.prepare_run_dir(out, overwrite=False)
+    peer_run.prepare_run_dir(out, overwrite=True)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]

@@ -74,7 +74,9 @@ def test_task_groups(runner) -> None:
     pmo = resolve_tasks(["pmo"])
     assert {t.name for t in project} == PROJECT and {t.group for t in project} == {"project"}
     assert {t.name for t in pmo} == OBJECTIVES
-    assert [t.name for t in resolve_tasks(["all"])] == [t.name for t in project + pmo]
+    pmo_zinc = resolve_tasks(["pmo_zinc"])  # the same objectives calibrated on the ZINC 250k prior
+    assert {t.name for t in pmo_zinc} == {f"{o}_zinc" for o in OBJECTIVES} and {t.group for t in pmo_zinc} == {"pmo_zinc"}
+    assert [t.name for t in resolve_tasks(["all"])] == [t.name for t in project + pmo + pmo_zinc]
     assert [t.name for t in resolve_tasks(["pmo/celecoxib_rediscovery"])] == ["celecoxib_rediscovery"]
     assert [t.name for t in resolve_tasks(["qed", "chemotypes", "pmo/qed"])] == ["qed", "chemotypes"]
     assert [t.name for t in resolve_tasks(["project", "median1"])] == [t.name for t in project] + ["median1"]

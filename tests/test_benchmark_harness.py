@@ -62,3 +62,19 @@ def test_augmentation_rounds_reach_the_run_file_only_when_on(runner) -> None:
     cfg = runner.run_config(_job(runner, aug))
     assert cfg["parameters"]["augmentation_rounds"] == 2
     assert load_run_config(cfg).parameters.augmentation_rounds == 2
+
+
+def test_diagnostics_of_a_run_without_filter_have_no_scaffold_factor(runner, tmp_path: Path) -> None:
+    """Without a diversity filter the summary has no Scaffold column (as REINVENT's): the scaffold IPS factor is
+    left out instead of failing the table."""
+    from benchlab.diagnostics import run_diagnostics
+
+    job = _job(runner, runner.variants["pmo_dap"], tmp_path)
+    tmp_path.mkdir(exist_ok=True)
+    (tmp_path / "summary_1.csv").write_text(
+        "Agent,Prior,Target,Score,SMILES,SMILES_state,zaleplon_mpo,zaleplon_mpo (raw),step\n"
+        "-20,-21,0,0.5,CCO,1,0.5,0.5,1\n-22,-20,0,0.45,CCN,1,0.45,0.45,1\n-23,-25,0,0.1,CCC,1,0.1,0.1,1\n")
+    diag = run_diagnostics(job)
+    assert diag["ips_factor_scaffold"] is None
+    assert diag["ips_factor_molecule"] == pytest.approx(1 / 3)
+    assert diag["anchor_score"] == pytest.approx(0.5)  # zaleplon_mpo_zinc strict 0.41: the more prior-likely high row

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -70,11 +71,17 @@ def test_reader_keeps_a_torn_last_line_for_later(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def reinvent_run(reinvent_rl, tmp_path_factory) -> Path:
-    """A real REINVENT 4.8 run, PMO's preset, 100 oracle calls (two steps of 64) on the bundled prior."""
-    out = tmp_path_factory.mktemp("reinvent") / "run"
-    assert reinvent_peer.main(["--task", "qed", "--preset", "pmo", "--budget", "100", "--seed", "1",
-                               "--out", str(out)]) == 0
-    return out
+    """A real REINVENT 4.8 run, PMO's preset, 100 oracle calls (two steps of 64) on the bundled prior; ``--out``
+    is relative, as the benchmark scripts give it (REINVENT runs in that folder)."""
+    base = tmp_path_factory.mktemp("reinvent")
+    here = os.getcwd()
+    os.chdir(base)
+    try:
+        assert reinvent_peer.main(["--task", "qed", "--preset", "pmo", "--budget", "100", "--seed", "1",
+                                   "--out", "run"]) == 0
+    finally:
+        os.chdir(here)
+    return base / "run"
 
 
 def test_reinvent_run_is_stopped_on_the_budget_and_converted(reinvent_run: Path) -> None:

@@ -25,7 +25,8 @@ def run_diagnostics(job: Job) -> dict[str, Any]:
     paths = sorted(job.run_dir.glob("summary_*.csv"))
     if not paths:
         return {k: None for k in DIAGNOSTICS}
-    df = pd.concat([pd.read_csv(p, usecols=["Prior", "Score", "SMILES", "SMILES_state", "Scaffold", "step"],
+    wanted = {"Prior", "Score", "SMILES", "SMILES_state", "Scaffold", "step"}  # no Scaffold column without a filter
+    df = pd.concat([pd.read_csv(p, usecols=lambda c: c in wanted,
                                 on_bad_lines="skip", keep_default_na=False, na_values=[""]) for p in paths], ignore_index=True)
     df["SMILES_state"] = pd.to_numeric(df["SMILES_state"], errors="coerce")
     steps = df.groupby("step")
@@ -39,7 +40,8 @@ def run_diagnostics(job: Job) -> dict[str, Any]:
             anchors.append(float(high.loc[high["Prior"].idxmin(), "Score"]))
         g = len(batch)
         f_mol.append(float(batch.groupby("SMILES")["SMILES"].transform("size").mean()) / g)
-        f_scaf.append(float(batch.groupby(batch["Scaffold"].fillna(""))["SMILES"].transform("size").mean()) / g)
+        if "Scaffold" in batch:
+            f_scaf.append(float(batch.groupby(batch["Scaffold"].fillna(""))["SMILES"].transform("size").mean()) / g)
     high_counts = np.asarray(high_counts, dtype=float)
     return {
         "dup_rate": float(dup.mean()),

@@ -248,6 +248,7 @@ def run_reinvent(task_name: str, out: Path, budget: int, seed: int, preset: str,
         raise PeerError(f"--sigma and --rate must be positive, got {settings['sigma']} and {settings['rate']}")
     if budget < 1:
         raise PeerError(f"--budget must be at least 1 oracle call, got {budget}")
+    out = Path(out).absolute()  # REINVENT runs inside the folder: a relative path would be taken twice
     task = resolve_task(task_name)
     single_endpoint(task)  # refused before anything is written
     steps = max_steps or budget  # at least one new molecule a step; the budget normally stops REINVENT first

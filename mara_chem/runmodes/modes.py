@@ -64,6 +64,8 @@ def _n_endpoints(spec) -> int:  # noqa: ANN001  (ScoringSpec)
 
 
 def _write_json_out(cfg) -> None:  # noqa: ANN001
+    """The validated run file as JSON; written once the run mode's own checks (its resume check included) have
+    passed and the run has done its work, so a refused run leaves no file behind."""
     if cfg.json_out_config:
         out = Path(cfg.json_out_config)
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -89,8 +91,8 @@ def _describe_scoring(cfg) -> str:  # noqa: ANN001
 def _run_tl(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001
     from mara_chem.runmodes.transfer_learning import format_report, run_transfer_learning
 
-    _write_json_out(cfg)
     result = run_transfer_learning(cfg, overwrite=args.overwrite, quiet=args.quiet)
+    _write_json_out(cfg)
     print(format_report(result.report))
     print(f"wrote {result.output_model_file} (and {result.output_model_file.name}.tl.json)")
     return 0
@@ -99,8 +101,8 @@ def _run_tl(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001
 def _run_sampling(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001
     from mara_chem.runmodes.sampling import run_sampling
 
-    _write_json_out(cfg)
     result = run_sampling(cfg, overwrite=args.overwrite, quiet=args.quiet)
+    _write_json_out(cfg)
     extra = f" and {result.sdf_file}" if result.sdf_file else ""
     print(f"wrote {result.rows} molecules to {result.output_file}{extra} ({result.drawn} draws, "
           f"{result.drawn / max(result.seconds, 1e-9):.0f} samples/s)")
@@ -110,8 +112,8 @@ def _run_sampling(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001
 def _run_scoring(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001
     from mara_chem.runmodes.scoring import run_scoring
 
-    _write_json_out(cfg)
     result = run_scoring(cfg, overwrite=args.overwrite, quiet=args.quiet)
+    _write_json_out(cfg)
     resumed = f", resumed after row {result.resumed_from}" if result.resumed_from else ""
     print(f"scored {result.rows} molecules into {result.output_csv}{resumed} ({result.seconds:.1f} s)")
     return 0

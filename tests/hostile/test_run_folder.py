@@ -213,7 +213,8 @@ def test_a_scoring_resume_over_other_inputs_or_objective_is_refused(tmp_path: Pa
     else:
         cfg = set_key(cfg, "parameters.standardize_smiles", False)
         expected = "parameters.standardize_smiles changed"
+    cfg = set_key(cfg, "json_out_config", str(tmp_path / "out" / "config.json"))
     before = folder_state(tmp_path / "out")
     code, out = cli("run", _toml(tmp_path, cfg))
     assert code == 2 and expected in out, out
-    assert folder_state(tmp_path / "out") == before
+    assert folder_state(tmp_path / "out") == before  # json_out_config not written by a refused resume either

@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,8 +133,7 @@ def markdown(data: dict, methods: list[Method], tasks: list[Task], budget: int, 
             _cell([r["auc_top10"] for r in data[l].get(t.name, {}).values()], 3) for l in labels) + " |")
     sums = {l: seed_sums(data[l], tasks, "auc_top10") for l in labels}
     lines.append("| **sum** (per-seed sums) | " + " | ".join(
-        f"**{_cell(list(sums[l].values()), 2)}** ({len(sums[l])} seeds)" if sums[l] else "incomplete"
-        for l in labels) + " |")
+        f"**{_cell(list(sums[l].values()), 2)}**" if sums[l] else "incomplete" for l in labels) + " |")
     lines.append("")
     if len(labels) > 1:
         lines += ["Welch p of the per-seed AUC sums (row against column):", "",
@@ -173,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     methods = [Method.parse(m) for m in args.method]
     tasks = resolve_tasks(args.tasks)
     data = collect(methods, tasks, args.budget)
-    command = "python benchmarks/pmo_table.py " + " ".join(sys.argv[1:] if argv is None else argv)
+    command = "python benchmarks/pmo_table.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "pmo_table.md").write_text(markdown(data, methods, tasks, args.budget, command))
     (args.out / "pmo_runs.json").write_text(json.dumps(data, indent=1, default=float))

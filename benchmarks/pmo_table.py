@@ -78,20 +78,21 @@ def run_metrics(log_path: Path, task: Task, budget: int) -> dict[str, float]:
     """The table's numbers for one run (docs/metrics.md conventions), and its cost (s per 1,000 calls)."""
     log = read_oracle_log(log_path)
     molecules = log.molecules(budget)
+    calls = log.counts(budget)["n_calls"]
     ranked = sorted(molecules, key=lambda m: (-(m.score if not math.isnan(m.score) else -math.inf), m.call))
     top100 = [m for m in ranked[:100] if not math.isnan(m.score)]
     found = hits(molecules, task.strict, budget)
     hit_fps = fingerprints([m.smiles for m in found])
     diversity = mean_pairwise_distance_fps(fingerprints([m.smiles for m in top100]))
     return {
-        "auc_top10": top_k_auc(molecules, budget, log.counts(budget)["n_calls"]),
+        "auc_top10": top_k_auc(molecules, budget, calls),
         "top10": top_k_mean([m.score for m in molecules], 10),
         "top100": top_k_mean([m.score for m in molecules], 100),
         "diversity_top100": math.nan if diversity is None else diversity,
         "yield": float(len(found)),
         "circles": float(n_circles_fps(hit_fps)),
-        "calls": float(log.counts(budget)["n_calls"]),
-        "s_per_1000_calls": 1000 * wall_seconds(log_path.parent) / max(log.counts(budget)["n_calls"], 1),
+        "calls": float(calls),
+        "s_per_1000_calls": 1000 * wall_seconds(log_path.parent) / max(calls, 1),
     }
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from peer_run import PeerError, PeerRecord, add_common_args, open_oracle, prepare_run_dir, print_metrics, resolve_task  # noqa: E402
+from peer_run import PeerError, PeerRecord, add_common_args, open_oracle, prepare_run_dir, report, resolve_task  # noqa: E402
 
 PMO_SETTINGS = {"starting_population_size": 100, "population_size": 500, "offspring_size": 5}
 """Genetic GFN's ``main/mol_ga/hparams_default.yaml`` (the tuned Mol GA of its Table 1)."""
@@ -112,9 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     except PeerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"Mol GA: {record.oracle_calls} oracle calls in {record.wall_s:.1f} s "
-          f"({1000 * record.wall_s / max(record.oracle_calls, 1):.1f} ms a call), stopped on {record.stop_reason}")
-    print_metrics(args.out, resolve_task(args.task), args.budget)
+    report("Mol GA", record, args.out, resolve_task(args.task), args.budget)
     return 0
 
 

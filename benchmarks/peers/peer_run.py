@@ -104,6 +104,13 @@ class PeerRecord:
         return path
 
 
+def report(label: str, record: PeerRecord, out: Path, task: Task, budget: int) -> None:
+    """The peer's one-line cost summary, then its metrics (:func:`print_metrics`)."""
+    print(f"{label}: {record.oracle_calls} oracle calls in {record.wall_s:.1f} s "
+          f"({1000 * record.wall_s / max(record.oracle_calls, 1):.1f} ms a call), stopped on {record.stop_reason}")
+    print_metrics(out, task, budget)
+
+
 def print_metrics(out: Path, task: Task, budget: int) -> dict[str, Any]:
     """The run's metrics by ``mara-chem metrics`` at the task's thresholds (written to ``out/metrics.json``)."""
     from mara_chem.metrics.compute import compute_metrics

@@ -45,7 +45,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from peer_run import (PeerError, PeerRecord, add_common_args, prepare_run_dir, print_metrics,  # noqa: E402
+from peer_run import (PeerError, PeerRecord, add_common_args, prepare_run_dir, report,  # noqa: E402
                       resolve_task, scorer_for)
 
 PRESETS: dict[str, dict[str, Any]] = {
@@ -300,9 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     except PeerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print(f"REINVENT ({args.preset}): {record.oracle_calls} oracle calls in {record.wall_s:.1f} s "
-          f"({1000 * record.wall_s / max(record.oracle_calls, 1):.1f} ms a call), stopped on {record.stop_reason}")
-    print_metrics(args.out, resolve_task(args.task), args.budget)
+    report(f"REINVENT ({args.preset})", record, args.out, resolve_task(args.task), args.budget)
     return 0
 
 

@@ -36,6 +36,13 @@ def cmd_data_zinc(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_data_building_blocks(args: argparse.Namespace) -> int:
+    from mara_chem.data.building_blocks import fetch_building_blocks
+
+    print(f"enamine building blocks: {fetch_building_blocks(args.data_dir, sdist=args.sdist)}")
+    return 0
+
+
 def cmd_prior_train(args: argparse.Namespace) -> int:
     from mara_chem.models.training import TrainConfig, prepare_data, read_smiles_file, train_prior
 
@@ -197,6 +204,11 @@ def build_parser() -> argparse.ArgumentParser:
     zinc.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     zinc.add_argument("--wheel", type=Path, default=None, help="use an already downloaded wheel")
     zinc.set_defaults(func=cmd_data_zinc)
+    blocks = data.add_parser("building-blocks", help="Enamine REAL building blocks (the retrosynthesis stock's exact "
+                                                     "tier, MIT) from the synthemol==1.0.4 sdist")
+    blocks.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    blocks.add_argument("--sdist", type=Path, default=None, help="use an already downloaded synthemol-1.0.4.tar.gz")
+    blocks.set_defaults(func=cmd_data_building_blocks)
 
     prior = sub.add_parser("prior", help="train and sample priors").add_subparsers(dest="action", required=True)
     train = prior.add_parser("train", help="train a SMILES prior by maximum likelihood")

@@ -31,7 +31,8 @@ from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
 from mara_chem.scoring.retro.cache import RouteCache
 from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome, canonical_smiles_list
-from mara_chem.scoring.retro.settings import ALGORITHMS, CATALOGS, REACTION_SETS, RetroSettings
+from mara_chem.scoring.retro.exact_stock import read_building_blocks
+from mara_chem.scoring.retro.settings import ALGORITHMS, CATALOGS, REACTION_SETS, STOCK_CONFIRMATIONS, RetroSettings
 from mara_chem.scoring.workers.executors import (
     Executor,
     ExecutorCacheOwner,
@@ -60,6 +61,12 @@ class RetrosynthesisParams(ComponentParams):
     max_stock_heavy_atoms: int | None = Field(30, ge=1, description="molbloom hits larger than this are not stock")
     stock_margin_heavy_atoms: int = Field(1, ge=0, description="molbloom hits need this many heavy atoms fewer than the target")
     purchasable_file: str | None = Field(None, description="purchasable SMILES, one per line (exact matches)")
+    stock_confirmation: str = Field("none", description="none (a molbloom hit is stock alone, listed as Bloom-only) | "
+                                                        "exact (only exact lists: building blocks, common reagents, "
+                                                        "purchasable_file)")
+    building_blocks_file: str | None = Field(None, description="CSV with a 'smiles' column of sold building blocks "
+                                                               "(`mara-chem data building-blocks` writes "
+                                                               "data/enamine_building_blocks.csv): the exact tier")
     templates_file: str | None = Field(None, description="JSON-lines SMIRKS file; None: rxn-insight's bundled one")
     executor: str = Field("pool", description="serial | pool | ray")
     n_workers: int | None = Field(None, ge=1, description="None: all cores (Ray with an address: all cluster CPUs)")
@@ -96,6 +103,13 @@ class RetrosynthesisParams(ComponentParams):
             raise ValueError(f"unknown stock catalog {value!r}; valid: {list(CATALOGS)}")
         return value
 
+    @field_validator("stock_confirmation")
+    @classmethod
+    def _confirmation(cls, value: str) -> str:
+        if value not in STOCK_CONFIRMATIONS:
+            raise ValueError(f"unknown stock confirmation {value!r}; valid: {list(STOCK_CONFIRMATIONS)}")
+        return value
+
     @field_validator("executor")
     @classmethod
     def _executor(cls, value: str) -> str:
@@ -110,10 +124,18 @@ class RetrosynthesisParams(ComponentParams):
             raise ValueError(f"file not found: {value}")
         return value
 
+    @field_validator("building_blocks_file")
+    @classmethod
+    def _blocks_exist(cls, value: str | None) -> str | None:
+        if value is not None and not Path(value).is_file():
+            raise ValueError(f"file not found: {value} (write it with `mara-chem data building-blocks`)")
+        return value
+
     @model_validator(mode="after")
     def _stock(self) -> "RetrosynthesisParams":
-        if self.catalog == "none" and self.purchasable_file is None:
-            raise ValueError("catalog = 'none' needs a purchasable_file (otherwise nothing is in stock)")
+        if self.catalog == "none" and self.purchasable_file is None and self.building_blocks_file is None:
+            raise ValueError("catalog = 'none' needs a purchasable_file or building_blocks_file "
+                             "(otherwise nothing is in stock)")
         return self
 
 
@@ -142,7 +164,8 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
             max_steps=p.max_steps, max_routes=p.max_routes, stop_on_first_solution=p.stop_on_first_solution,
             results_per_expansion=p.results_per_expansion, catalog=p.catalog,
             max_stock_heavy_atoms=p.max_stock_heavy_atoms, stock_margin_heavy_atoms=p.stock_margin_heavy_atoms,
-            purchasable_smiles=purchasable,
+            purchasable_smiles=purchasable, stock_confirmation=p.stock_confirmation,
+            building_blocks=read_building_blocks(p.building_blocks_file) if p.building_blocks_file else frozenset(),
             templates_path=p.templates_file,
         )
         self.fingerprint = self.settings.fingerprint()

@@ -55,6 +55,8 @@ class RouteOutcome:
     route: list[dict[str, Any]] | None = None
     reason: str | None = None
     cacheable: bool = True
+    #: the route's building blocks that only the Bloom filter vouches for (no exact list holds them)
+    bloom_only: list[str] | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -76,7 +78,8 @@ class RetroWorker(Worker[RetroSettings, RouteOutcome]):
         self.settings = settings
         self.model = TemplateBackwardModel(settings.template_set(), default_num_results=settings.results_per_expansion,
                                            max_cache_size=20_000)
-        self.stock = BloomStock(settings.catalog, settings.purchasable_smiles, settings.max_stock_heavy_atoms)
+        self.stock = BloomStock(settings.catalog, settings.purchasable_smiles, settings.max_stock_heavy_atoms,
+                                settings.building_blocks, settings.stock_confirmation)
 
     def run(self, smiles: str) -> RouteOutcome:
         return self.plan(smiles)
@@ -99,14 +102,25 @@ class RetroWorker(Worker[RetroSettings, RouteOutcome]):
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
         routes = [_route_steps(graph, nodes) for nodes in _solved_routes(graph, self.settings.max_routes)]
         routes = [r for r in routes if len(r) <= self.settings.max_steps]
-        if routes:  # shortest, then the one whose reactions the model ranked highest
-            best = min(routes, key=lambda r: (len(r), -sum(step["log_probability"] for step in r)))
-            return RouteOutcome(smiles, True, len(best), len(routes), seconds, cpu, best)
+        if routes:  # shortest, then fewest Bloom-only leaves, then the one whose reactions the model ranked highest
+            unconfirmed = [self._bloom_only(r) for r in routes]
+            i = min(range(len(routes)), key=lambda k: (len(routes[k]), len(unconfirmed[k]),
+                                                       -sum(step["log_probability"] for step in routes[k])))
+            return RouteOutcome(smiles, True, len(routes[i]), len(routes), seconds, cpu, routes[i],
+                                bloom_only=unconfirmed[i])
         s = self.settings
         if seconds >= s.time_limit_s:  # the wall-clock safety cap: depends on the machine, so not cached
             reason = f"safety time cap of {s.time_limit_s:g} s reached after {iterations} iterations"
             return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu, reason=reason, cacheable=False)
         return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu, reason=self._why_unsolved(graph, iterations, stock))
+
+    def _bloom_only(self, route: list[dict[str, Any]]) -> list[str]:
+        """The route's leaves (reactants no step makes) that the stock holds only through the Bloom filter."""
+        from syntheseus.interface.molecule import Molecule
+
+        made = {step["product"] for step in route}
+        leaves = dict.fromkeys(r for step in route for r in step["reactants"] if r not in made)
+        return [leaf for leaf in leaves if self.stock.source(Molecule(leaf)) == "bloom"]
 
     def _why_unsolved(self, graph: Any, iterations: int, stock: Any) -> str:
         """No template / the iteration limit / no purchasable leaves within the steps, and the nearest miss."""
@@ -150,8 +164,9 @@ class _NotTheTarget:
     """The stock as one search sees it: the target is never in stock (a route needs a reaction), and a
     filter hit must have at least ``margin`` heavy atoms fewer than the target. Without that rule a Bloom
     false positive one trivial step from the target (a deboronation, a hydrogenation, an intramolecular
-    ring closure: same size or larger) 'solves' anything; exact entries of the user's file are exempt, and so
-    are the carboxylic acids of the target's primary amides (acid + ammonia keeps the size)."""
+    ring closure: same size or larger) 'solves' anything; molecules of the exact tier (the user's file,
+    building blocks, common reagents) are exempt, and so are the carboxylic acids of the target's primary
+    amides (acid + ammonia keeps the size)."""
 
     def __init__(self, stock: Any, target: Any, margin: int):
         self.stock, self.target = stock, target
@@ -161,10 +176,11 @@ class _NotTheTarget:
     def is_purchasable(self, mol: Any) -> bool:
         if mol == self.target:
             return False
-        if mol.smiles in self.stock.extra_smiles:
+        source = self.stock.source(mol)
+        if source == "exact":
             return True
         small = mol.rdkit_mol.GetNumHeavyAtoms() <= self.max_filter_atoms or mol.smiles in self.amide_acids
-        return small and self.stock.is_purchasable(mol)
+        return small and source == "bloom"
 
     def fill_metadata(self, mol: Any) -> None:
         mol.metadata["is_purchasable"] = self.is_purchasable(mol)

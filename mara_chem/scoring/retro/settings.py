@@ -15,10 +15,12 @@ from typing import Any
 from mara_chem.scoring.retro.templates import TemplateSet, load_templates
 
 # Bump when the model, stock or route extraction changes in a way that changes outcomes (invalidates caches).
-RETRO_VERSION = 3  # 3: reaction-centre and building-block checks, stock forms, iteration-limited search
+RETRO_VERSION = 4  # 4: exact stock tier (building blocks, common reagents), Bloom-only leaves listed
 ALGORITHMS = ("retro_star", "mcts", "bfs")
 REACTION_SETS = ("any", "amide_only")
 CATALOGS = ("zinc-instock-mini", "zinc-instock", "zinc20", "none")
+#: "none": a molbloom hit is stock on its own (a Bloom-only leaf); "exact": only the exact tier is stock
+STOCK_CONFIRMATIONS = ("none", "exact")
 #: commodity amines sold as solutions or salts, which molbloom's filter and common-reagent list lack
 REAGENTS = frozenset({"NO", "CN", "CNC", "CCN"})
 
@@ -39,6 +41,8 @@ class RetroSettings:
     max_stock_heavy_atoms: int | None = 30
     stock_margin_heavy_atoms: int = 1
     purchasable_smiles: frozenset[str] = field(default=frozenset(), repr=False)
+    stock_confirmation: str = "none"
+    building_blocks: frozenset[str] = field(default=frozenset(), repr=False)  # the exact tier's building blocks
     templates_path: str | None = None
     cpu_per_worker: int = 1
 
@@ -47,6 +51,9 @@ class RetroSettings:
             raise ValueError(f"unknown search algorithm {self.algorithm!r}; valid: {list(ALGORITHMS)}")
         if self.reactions not in REACTION_SETS:
             raise ValueError(f"unknown reaction set {self.reactions!r}; valid: {list(REACTION_SETS)}")
+        if self.stock_confirmation not in STOCK_CONFIRMATIONS:
+            raise ValueError(f"unknown stock confirmation {self.stock_confirmation!r}; "
+                             f"valid: {list(STOCK_CONFIRMATIONS)}")
 
     def template_set(self) -> TemplateSet:
         templates = load_templates(self.templates_path)
@@ -55,12 +62,18 @@ class RetroSettings:
     def fingerprint(self) -> str:
         """Hash of what changes an outcome: settings, template set, purchasable list, library versions."""
         payload: dict[str, Any] = {k: v for k, v in asdict(self).items()
-                                   if k not in ("cpu_per_worker", "purchasable_smiles", "templates_path")}
-        payload["purchasable_sha256"] = hashlib.sha256("\n".join(sorted(self.purchasable_smiles)).encode()).hexdigest()
+                                   if k not in ("cpu_per_worker", "purchasable_smiles", "building_blocks",
+                                                "templates_path")}
+        payload["purchasable_sha256"] = _sha256_of_set(self.purchasable_smiles)
+        payload["building_blocks_sha256"] = _sha256_of_set(self.building_blocks)
         payload["template_sha256"] = self.template_set().sha256
         payload["retro_version"] = RETRO_VERSION
         payload["versions"] = {p: _version(p) for p in ("syntheseus", "rdkit", "rdchiral", "molbloom", "rxn-insight")}
         return hashlib.sha256(json.dumps(payload, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+
+def _sha256_of_set(smiles: frozenset[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(smiles)).encode()).hexdigest()
 
 
 def _version(package: str) -> str:

@@ -31,52 +31,76 @@ from rdkit.Chem import AllChem
 from syntheseus.interface.molecule import Molecule
 from syntheseus.search.mol_inventory import BaseMolInventory
 
+from mara_chem.scoring.retro.exact_stock import common_reagents
+from mara_chem.scoring.retro.exact_stock import max_heavy_atoms as max_heavy_atoms_of
 from mara_chem.scoring.retro.sanity import building_block_problem
-from mara_chem.scoring.retro.settings import CATALOGS, REAGENTS
+from mara_chem.scoring.retro.settings import CATALOGS, STOCK_CONFIRMATIONS
 
 
 class BloomStock(BaseMolInventory):
-    """Purchasable = in ``extra_smiles`` (exact), or in the molbloom catalog with at most ``max_heavy_atoms``."""
+    """Purchasable = held by the exact tier (``extra_smiles``: the user's file; ``exact_smiles``: building blocks
+    and common reagents), or, unless ``confirmation = "exact"``, a sane molbloom hit of at most
+    ``max_heavy_atoms``. ``source`` says which."""
 
     def __init__(self, catalog: str = "zinc-instock-mini", extra_smiles: frozenset[str] = frozenset(),
-                 max_heavy_atoms: int | None = 30):
+                 max_heavy_atoms: int | None = 30, exact_smiles: frozenset[str] = frozenset(),
+                 confirmation: str = "none"):
         if catalog not in CATALOGS:
             raise ValueError(f"unknown stock catalog {catalog!r}; valid: {list(CATALOGS)}")
+        if confirmation not in STOCK_CONFIRMATIONS:
+            raise ValueError(f"unknown stock confirmation {confirmation!r}; valid: {list(STOCK_CONFIRMATIONS)}")
         self.catalog = catalog
         self.extra_smiles = extra_smiles
         self.max_heavy_atoms = max_heavy_atoms
+        self.confirmation = confirmation
+        # molbloom's common reagents come with its catalog; catalog 'none' is the user's lists only
+        self.exact_smiles = exact_smiles | (common_reagents() if catalog != "none" else frozenset())
+        self._exact_max_atoms = max_heavy_atoms_of(self.exact_smiles)
         if catalog != "none":
             import molbloom
 
             molbloom.buy("C", catalog=catalog)  # loads the filter now, so a missing download fails early
 
     def is_purchasable(self, mol: Molecule) -> bool:
+        return self.source(mol) is not None
+
+    def source(self, mol: Molecule) -> str | None:
+        """``"exact"`` (an exact list holds it in a stock form), ``"bloom"`` (only the filter: a Bloom-only
+        building block) or None (not purchasable)."""
         acid = _acid_of_acyl_halide(mol.rdkit_mol)
         if acid is not None:
-            return self.is_purchasable(Molecule(acid))
+            return self.source(Molecule(acid))
         if mol.smiles in self.extra_smiles:
-            return True
-        if self.catalog == "none":
-            return False
-        if mol.smiles in REAGENTS:
-            return True
-        if self.max_heavy_atoms is not None and mol.rdkit_mol.GetNumHeavyAtoms() > self.max_heavy_atoms:
-            return False
-        return self._filter_says(mol.smiles)
+            return "exact"
+        return self._source(mol.smiles)
 
     @lru_cache(maxsize=200_000)  # noqa: B019  (one stock per worker, alive as long as the worker)
-    def _filter_says(self, smiles: str) -> bool:
-        """A sane building block that the filter holds in one of its forms; cached per worker, as searches of
-        different molecules ask about the same fragments again and again."""
+    def _source(self, smiles: str) -> str | None:
+        """Cached per worker, as searches of different molecules ask about the same fragments again and again."""
         mol = Chem.MolFromSmiles(smiles)
-        if building_block_problem(mol) is not None:
-            return False
-        return any(self._in_filter(form) for form in stock_forms(mol))
+        if mol is None:
+            return None
+        if smiles in self.exact_smiles:
+            return "exact"
+        if building_block_problem(mol) is not None:  # also keeps query bonds away from the stereo perception
+            return None
+        n_atoms = mol.GetNumHeavyAtoms()
+        forms = None
+        if self.exact_smiles and n_atoms <= self._exact_max_atoms:
+            forms = stock_forms(mol)
+            if any(Chem.MolToSmiles(form) in self.exact_smiles for form in forms):
+                return "exact"
+        if self.catalog == "none" or self.confirmation == "exact":
+            return None
+        if self.max_heavy_atoms is not None and n_atoms > self.max_heavy_atoms:
+            return None
+        forms = forms if forms is not None else stock_forms(mol)
+        return "bloom" if any(self._in_filter(form) for form in forms) else None
 
     def _in_filter(self, mol: Chem.Mol) -> bool:
         import molbloom
 
-        if molbloom.buy(Chem.MolToSmiles(mol), catalog=self.catalog, canonicalize=True):
+        if molbloom.buy(Chem.MolToSmiles(mol), catalog=self.catalog, canonicalize=True, check_common=False):
             return True
         return any(molbloom.buy(form, catalog=self.catalog, canonicalize=False, check_common=False)
                    for form in kekule_forms(mol))

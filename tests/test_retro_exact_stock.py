@@ -73,6 +73,11 @@ def test_routes_name_bloom_only_blocks_and_exact_mode_refuses_them(blocks_file: 
     assert loose([PENICILLIN_G]).values.tolist() == [1.0]  # 6-APA + phenylacetyl chloride
     record = json.loads(loose_routes.read_text())
     assert record["bloom_only"] == [APA]  # phenylacetic acid is in the file, 6-APA only in the filter
+    from mara_chem.report.routes import routes_section
+
+    loose_routes.rename(tmp_path / "routes.jsonl")
+    assert f"Bloom-only building block(s), not in any exact list (check a catalogue): <code>{APA}</code>" in \
+        routes_section(tmp_path, [PENICILLIN_G], top=5)
     assert strict([PENICILLIN_G]).values.tolist() == [0.0]
     assert "nearest missing building block: " in json.loads(strict_routes.read_text())["reason"]
     blocks_file.write_text(blocks_file.read_text() + f"{APA},5\n")
@@ -88,6 +93,8 @@ def test_bad_confirmation_params_name_the_key(tmp_path: Path):
         build_component("retrosynthesis", {"stock_confirmation": "strict"})
     with pytest.raises(ValueError, match="mara-chem data building-blocks"):
         build_component("retrosynthesis", {"building_blocks_file": str(tmp_path / "missing.csv")})
+    with pytest.raises(ValueError, match="stock_confirmation = 'exact' needs a building_blocks_file"):
+        build_component("retrosynthesis", {"stock_confirmation": "exact"})
     no_column = tmp_path / "blocks.csv"
     no_column.write_text("SMILES_x,id\nCCO,1\n")
     with pytest.raises(ExactStockError, match="no 'smiles' column"):

@@ -41,8 +41,17 @@ def routes_section(run_dir: Path, hit_smiles: Sequence[str], top: int) -> str:
         blocks.append(f"<h3><code>{html.escape(smi)}</code>: {record['steps']} step(s), {record['n_routes']} route(s) "
                       f"found in {record['seconds']:.1f} s ({html.escape(record.get('reactions', ''))})</h3>"
                       f"<table class=\"metrics\"><tr><th>step</th><th>reaction</th><th>class</th><th>reaction SMILES</th></tr>"
-                      f"{rows}</table>")
+                      f"{rows}</table>" + _bloom_only_note(record.get("bloom_only")))
         if len(blocks) == top:
             break
     body = "\n".join(blocks) if blocks else "<p>No hit has a route in routes.jsonl.</p>"
     return section("Retrosynthesis routes of the top hits", body)
+
+
+def _bloom_only_note(bloom_only: list[str] | None) -> str:
+    """A warning under a route whose building blocks only molbloom's filter vouches for (7 % false positives)."""
+    if not bloom_only:
+        return ""
+    names = ", ".join(f"<code>{html.escape(s)}</code>" for s in bloom_only)
+    return (f"<p class=\"warning\">Bloom-only building block(s), not in any exact list (check a catalogue): "
+            f"{names}</p>")

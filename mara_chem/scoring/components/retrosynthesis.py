@@ -3,7 +3,10 @@
 Score 1 for a route found within the limits, 0 for none (``score = "graded"``: a one-step route scores 1,
 each further step costs 1/max_steps). The search (``mara_chem.scoring.retro``) applies rxn-insight's named
 reactions backwards (rdchiral) inside a syntheseus Retro*, MCTS or breadth-first search, with a stock of
-molbloom's ZINC in-stock filter plus an optional file of purchasable SMILES. ``reactions = "amide_only"``
+molbloom's ZINC in-stock filter plus an exact tier (an optional file of purchasable SMILES, the Enamine
+building blocks of ``building_blocks_file``, molbloom's common reagents). ``stock_confirmation = "exact"``
+counts a filter hit only when the exact tier holds it; with ``"none"`` it counts, and the route lists it under
+``bloom_only``. ``reactions = "amide_only"``
 allows amide couplings only, so every reaction of a route is one (the ALL-AMIDE protocol).
 
 The search is limited by ``max_iterations`` (deterministic: the same answer on a busy or an idle machine);
@@ -136,6 +139,10 @@ class RetrosynthesisParams(ComponentParams):
         if self.catalog == "none" and self.purchasable_file is None and self.building_blocks_file is None:
             raise ValueError("catalog = 'none' needs a purchasable_file or building_blocks_file "
                              "(otherwise nothing is in stock)")
+        if self.stock_confirmation == "exact" and self.purchasable_file is None and self.building_blocks_file is None:
+            raise ValueError("stock_confirmation = 'exact' needs a building_blocks_file or purchasable_file "
+                             "(otherwise only common reagents are in stock); `mara-chem data building-blocks` "
+                             "writes data/enamine_building_blocks.csv")
         return self
 
 

@@ -1,25 +1,29 @@
-"""The stock: a syntheseus inventory that answers from molbloom's ZINC in-stock filter and a user list.
+"""The stock: a syntheseus inventory with two tiers, an exact one and molbloom's ZINC in-stock filter.
 
-molbloom's bundled filter (``zinc-instock-mini``: 9.2 M ZINC20 in-stock molecules) is a Bloom filter of
-kekulé canonical SMILES written by an older RDKit, whose kekulé assignment of an aromatic ring often differs
-from today's: m-toluic acid or 2,6-dimethylaniline are missed when asked in the current canonical form.
-So every kekulé form of the molecule is asked (``kekule_forms``), which finds them. The filter has a 7 %
-false-positive rate per question (asking two forms roughly doubles it): a random molecule is often 'in
-stock'. Two guards keep that from solving anything: the target itself is always expanded (a route needs one
-reaction), and a filter hit counts only for building-block-sized molecules (``max_heavy_atoms``) smaller
-than the target (``search._NotTheTarget``), so a one-reactant rewrite of the target never
-ends in a false positive. The bigger ``zinc-instock`` filter (0.03 %) is used
-when it has been downloaded to molbloom's cache (``catalog = "zinc-instock"``). A user file of purchasable
-SMILES (Enamine building blocks, an in-house list) is exact and has no size cap. An acyl chloride or bromide
-counts as in stock when its carboxylic acid is (it is made from the acid in the same pot; catalogues list
-the acid, and the templates write amide couplings from acid chlorides). Hydroxylamine, methylamine,
-dimethylamine and ethylamine count as in stock with any catalog (``REAGENTS``).
+**Exact tier** (``exact_stock``): the user's ``purchasable_file``, the Enamine REAL building blocks
+(``building_blocks_file``), molbloom's common reagents and the commodity amines ``REAGENTS``. A molecule
+held there in one of its stock forms is stock with no size cap (``source`` says ``"exact"``).
+
+**Bloom tier**: molbloom's bundled filter (``zinc-instock-mini``: 9.2 M ZINC20 in-stock molecules) is a Bloom
+filter of kekulé canonical SMILES written by an older RDKit, whose kekulé assignment of an aromatic ring often
+differs from today's: m-toluic acid or 2,6-dimethylaniline are missed when asked in the current canonical
+form. So every kekulé form of the molecule is asked (``kekule_forms``), which finds them. The filter has a
+7 % false-positive rate per question (asking several forms multiplies it): a random molecule is often 'in
+stock'. With ``confirmation = "exact"`` a filter hit that the exact tier does not confirm is not stock; with
+``"none"`` it is (``source`` says ``"bloom"``, and the route lists it as Bloom-only). Guards for the Bloom
+tier: the target itself is always expanded (a route needs one reaction), and a filter hit counts only for
+building-block-sized molecules (``max_heavy_atoms``) smaller than the target (``search._NotTheTarget``), so a
+one-reactant rewrite of the target never ends in a false positive. The bigger ``zinc-instock`` filter
+(0.03 %) is used when it has been downloaded to molbloom's cache (``catalog = "zinc-instock"``); ``catalog =
+"none"`` leaves the exact lists the user gave only. An acyl chloride or bromide counts as in stock when its
+carboxylic acid is (it is made from the acid in the same pot; catalogues list the acid, and the templates
+write amide couplings from acid chlorides).
 
 A filter hit must also be a sane building block (``sanity.building_block_problem``: element set, valences,
 no radicals, charges or query features). Catalogues list racemates and one tautomer: a molecule is also
 asked without its stereo marks, as each stereoisomer when it has up to two unassigned stereocentres, and as
-RDKit's canonical tautomer and up to four other tautomers (``stock_forms``). Each extra question is another chance of a false positive,
-which is why the enumeration stays that small.
+RDKit's canonical tautomer and up to four other tautomers (``stock_forms``), of both tiers. Each extra
+question to the filter is another chance of a false positive, which is why the enumeration stays that small.
 """
 
 from __future__ import annotations

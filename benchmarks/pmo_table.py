@@ -25,7 +25,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchlab package sits next to this file
 
+from benchlab.jobs import DONE_NAME  # noqa: E402
 from benchlab.stats import welch_p  # noqa: E402
+from peers.peer_run import RECORD_NAME as PEER_RECORD_NAME  # noqa: E402
 from benchlab.tasks import Task, resolve_tasks  # noqa: E402
 
 from mara_chem.metrics.auc import top_k_auc, top_k_mean  # noqa: E402
@@ -62,8 +64,8 @@ class Method:
         return cls(label, Path(root), variant)
 
 
-#: the run records that carry a run's wall time: mara-chem's runner, the peers
-RECORD_NAMES = ("benchmark_run.json", "peer_run.json")
+#: the run records that carry a run's wall time: mara-chem's runner's, the peers'
+RECORD_NAMES = (DONE_NAME, PEER_RECORD_NAME)
 
 
 def wall_seconds(run_dir: Path) -> float:

@@ -133,3 +133,37 @@ def test_mara_chem_metrics_reads_reinvents_log(reinvent_run: Path) -> None:
     assert metrics["log"]["n_calls"] == 100 and metrics["unique_molecules"] == 100
     assert metrics["thresholds"][0]["yield"] == int((scores >= 0.8).sum())
     assert 0 < metrics["auc"]["value"] <= scores.max()
+
+
+def _calls(steps: list[list[float]]) -> reinvent_peer.FirstOccurrences:
+    """First occurrences with the given scores per step (step k's molecules are new, named by a counter)."""
+    counted, n = reinvent_peer.FirstOccurrences(), 0
+    for step, scores in enumerate(steps, start=1):
+        for score in scores:
+            n += 1
+            counted.calls.append((f"C{n}", {"qed": f"{score:.7f}", "step": str(step)}))
+    return counted
+
+
+def test_patience_counts_steps_that_leave_the_top_100_unchanged() -> None:
+    """PMO's convergence stop: 110 molecules at step 1, then steps whose molecules are all worse than the
+    100th best leave the top 100 unchanged; a step with one better molecule resets the count."""
+    first = [0.5] * 110
+    worse, better = [0.1, 0.2], [0.9]
+    counted = _calls([first, worse, worse, better, worse, worse, worse, [], worse])
+    patience = reinvent_peer.TopPatience(3, "qed")
+    assert not patience.exhausted(counted, latest_step=2)  # step 1 judged: the first top 100
+    assert not patience.exhausted(counted, latest_step=4)  # steps 2-3 unchanged: 2 of 3
+    assert patience.unchanged == 2
+    assert not patience.exhausted(counted, latest_step=6)  # step 4 changes the top 100, step 5 unchanged
+    assert patience.unchanged == 1
+    assert not patience.exhausted(counted, latest_step=7)  # step 6
+    assert patience.exhausted(counted, latest_step=8)  # step 7: 3 in a row
+    assert reinvent_peer.TopPatience(3, "qed").exhausted(counted, latest_step=10)  # judged all at once: the same
+    assert not reinvent_peer.TopPatience(0, "qed").exhausted(counted, latest_step=10)  # 0: off
+
+
+def test_patience_waits_for_more_than_100_molecules() -> None:
+    """Before 100 molecules are scored the top 100 cannot be judged (mol_opt: ``len(self.oracle) > 100``)."""
+    counted = _calls([[0.5] * 10] + [[] for _ in range(8)])
+    assert not reinvent_peer.TopPatience(3, "qed").exhausted(counted, latest_step=9)

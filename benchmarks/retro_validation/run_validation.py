@@ -10,7 +10,8 @@ every molecule under ``reactions = "amide_only"`` and ``"any"``, each with ``sto
 with the component's other defaults, and writes ``results.csv`` (one row per molecule, variant and
 confirmation), ``routes.md`` (every route, Bloom-only building blocks marked) and ``results.md`` (the
 README's table). Each (confirmation, variant) pass is kept under ``parts/`` as it finishes and is not
-searched again (delete the folder to start over), so a stopped run resumes. Times are each molecule's CPU
+searched again (delete the folder to start over), so a stopped run resumes; molecules a pass lost to a dead
+worker or the executor's hard timeout are searched again on the next start. Times are each molecule's CPU
 seconds in its worker (the one-core cost, independent of the machine's load); the limit is the iteration
 count, the wall-clock cap only a safety net.
 """
@@ -34,6 +35,8 @@ from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome  # noqa: E4
 from mara_chem.scoring.retro.settings import STOCK_CONFIRMATIONS, RetroSettings  # noqa: E402
 from mara_chem.scoring.workers.executors import build_executor  # noqa: E402
 
+#: reasons a pass records when the executor lost a molecule (a dead worker, the hard timeout)
+LOST = ("worker died", "timeout after")
 GROUPS = {"amide_drug": "drugs, last step an amide coupling", "drug": "drugs, other short last step",
           "natural_product": "complex natural products", "unbuyable": "molecules built to be unbuyable"}
 
@@ -115,13 +118,20 @@ def main(argv: list[str] | None = None) -> int:
     for variant in ("amide_only", "any"):
         for confirmation in args.confirmations:
             part = parts / f"{confirmation}_{variant}.csv"
+            settings = RetroSettings(reactions=variant, time_limit_s=args.time_limit,
+                                     max_iterations=args.max_iterations,
+                                     max_stock_heavy_atoms=args.max_stock_heavy_atoms,
+                                     stock_confirmation=confirmation, building_blocks=blocks)
             if not part.exists():
-                settings = RetroSettings(reactions=variant, time_limit_s=args.time_limit,
-                                         max_iterations=args.max_iterations,
-                                         max_stock_heavy_atoms=args.max_stock_heavy_atoms,
-                                         stock_confirmation=confirmation, building_blocks=blocks)
                 run_pass(mols, settings, args.workers).to_csv(part, index=False)
-            frames.append(pd.read_csv(part, keep_default_na=False, na_values={"steps": [""]}))
+            done = pd.read_csv(part, keep_default_na=False, na_values={"steps": [""]})
+            lost = done["reason"].str.startswith(LOST)  # the executor's answer, not the search's: search again
+            if lost.any():
+                print(f"{confirmation}/{variant}: searching again {list(done.loc[lost, 'name'])}", flush=True)
+                again = run_pass(mols[mols["name"].isin(done.loc[lost, "name"])], settings, args.workers)
+                done = pd.concat([done[~lost], again]).set_index("name").loc[mols["name"]].reset_index()
+                done.to_csv(part, index=False)
+            frames.append(done)
     df = pd.concat(frames, ignore_index=True)
     df["solved"] = df["solved"].astype(str).eq("True")
     df.to_csv(args.out / "results.csv", index=False)

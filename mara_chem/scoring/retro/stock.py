@@ -31,7 +31,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 from rdkit import Chem, rdBase
-from rdkit.Chem import AllChem
 from syntheseus.interface.molecule import Molecule
 from syntheseus.search.mol_inventory import BaseMolInventory
 
@@ -140,18 +139,25 @@ def stock_forms(mol: Chem.Mol, max_unassigned: int = 2, max_tautomers: int = 4) 
 
 
 _ACYL_HALIDE = Chem.MolFromSmarts("[CX3](=O)[Cl,Br]")
-_TO_ACID = AllChem.ReactionFromSmarts("[C:1](=[O:2])[Cl,Br]>>[C:1](=[O:2])O")
 
 
 def _acid_of_acyl_halide(mol: Chem.Mol) -> str | None:
-    """SMILES of the carboxylic acid of an acyl halide (every acyl halide group hydrolysed), else None."""
-    if not mol.HasSubstructMatch(_ACYL_HALIDE):
+    """SMILES of the carboxylic acid of an acyl halide (every acyl halide group hydrolysed), else None.
+
+    The halogens are turned into OH in place (no reaction SMARTS: RDKit's reaction runner refuses some
+    stereo double bonds that template outputs carry, "Stereo Bond extremes must have less than four neighbors",
+    and that killed the search's worker)."""
+    matches = mol.GetSubstructMatches(_ACYL_HALIDE)
+    if not matches:
         return None
-    product = mol
-    while product.HasSubstructMatch(_ACYL_HALIDE):
-        product = _TO_ACID.RunReactants((product,))[0][0]
-        Chem.SanitizeMol(product)
-    return Chem.MolToSmiles(product)
+    acid = Chem.RWMol(mol)
+    for _carbon, _oxygen, halogen in matches:
+        atom = acid.GetAtomWithIdx(halogen)
+        atom.SetAtomicNum(8)
+        atom.SetNoImplicit(False)
+        atom.SetNumExplicitHs(0)
+    Chem.SanitizeMol(acid)
+    return Chem.MolToSmiles(acid)
 
 
 def kekule_forms(mol: Chem.Mol, limit: int = 8) -> list[str]:

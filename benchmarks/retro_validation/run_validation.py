@@ -32,7 +32,7 @@ sys.path.insert(0, str(HERE.parents[1]))
 from mara_chem.data.building_blocks import DEFAULT_PATH  # noqa: E402
 from mara_chem.scoring.retro.exact_stock import read_building_blocks  # noqa: E402
 from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome  # noqa: E402
-from mara_chem.scoring.retro.settings import STOCK_CONFIRMATIONS, RetroSettings  # noqa: E402
+from mara_chem.scoring.retro.settings import REACTION_SETS, STOCK_CONFIRMATIONS, RetroSettings  # noqa: E402
 from mara_chem.scoring.workers.executors import build_executor  # noqa: E402
 
 #: reasons a pass records when the executor lost a molecule (a dead worker, the hard timeout)
@@ -109,13 +109,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-stock-heavy-atoms", type=int, default=30, help="molbloom hits above this are not stock")
     parser.add_argument("--building-blocks", type=Path, default=DEFAULT_PATH, help="the exact tier's building blocks")
     parser.add_argument("--confirmations", nargs="+", default=list(STOCK_CONFIRMATIONS), choices=STOCK_CONFIRMATIONS)
+    parser.add_argument("--variants", nargs="+", default=list(REACTION_SETS), choices=REACTION_SETS)
     args = parser.parse_args(argv)
     mols = pd.read_csv(args.molecules)
     blocks = read_building_blocks(args.building_blocks)
     parts = args.out / "parts"
     parts.mkdir(parents=True, exist_ok=True)
     frames = []
-    for variant in ("amide_only", "any"):
+    for variant in sorted(args.variants, key=REACTION_SETS.index, reverse=True):  # amide_only (cheap) first
         for confirmation in args.confirmations:
             part = parts / f"{confirmation}_{variant}.csv"
             settings = RetroSettings(reactions=variant, time_limit_s=args.time_limit,

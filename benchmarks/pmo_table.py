@@ -99,11 +99,14 @@ def run_metrics(log_path: Path, task: Task, budget: int) -> dict[str, float]:
 
 
 def collect(methods: list[Method], tasks: list[Task], budget: int) -> dict[str, dict[str, dict[int, dict]]]:
-    """method label -> task name -> seed -> metrics, for every run folder with an oracle log."""
+    """method label -> task name -> seed -> metrics, for every finished run (an oracle log and the record its
+    runner writes at the end: a run still going, or one killed, is left out rather than read as stopped early)."""
     out: dict[str, dict[str, dict[int, dict]]] = {}
     for m in methods:
         for t in tasks:
             for log in sorted((m.root / t.name / m.variant).glob("seed*/oracle_log.csv")):
+                if not any((log.parent / name).exists() for name in RECORD_NAMES):
+                    continue
                 seed = int(re.sub(r"\D", "", log.parent.name))
                 out.setdefault(m.label, {}).setdefault(t.name, {})[seed] = run_metrics(log, t, budget)
     return out

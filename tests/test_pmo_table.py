@@ -52,6 +52,9 @@ def test_sums_cells_and_p_values(tmp_path: Path):
     text = pmo.markdown(data, methods, [task], 6, "cmd")
     assert "| **sum** (per-seed sums) |" in text and "Genetic GFN | 13.59" in text
     assert "Welch p" in text
+    summary = next(line for line in text.splitlines() if line.startswith("| A | 3 |"))
+    mean_sum = sum(data["A"]["qed"][s]["auc_top10"] for s in (0, 1, 2)) / 3
+    assert summary.split(" | ")[2] == f"{mean_sum:.2f}" and summary.split(" | ")[6] == "2"  # AUC sum; strict Yield
 
 
 def test_a_malformed_method_is_a_one_line_error():

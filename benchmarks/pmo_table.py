@@ -99,11 +99,14 @@ def run_metrics(log_path: Path, task: Task, budget: int) -> dict[str, float]:
 
 
 def collect(methods: list[Method], tasks: list[Task], budget: int) -> dict[str, dict[str, dict[int, dict]]]:
-    """method label -> task name -> seed -> metrics, for every run folder with an oracle log."""
+    """method label -> task name -> seed -> metrics, for every finished run (an oracle log and the record its
+    runner writes at the end: a run still going, or one killed, is left out rather than read as stopped early)."""
     out: dict[str, dict[str, dict[int, dict]]] = {}
     for m in methods:
         for t in tasks:
             for log in sorted((m.root / t.name / m.variant).glob("seed*/oracle_log.csv")):
+                if not any((log.parent / name).exists() for name in RECORD_NAMES):
+                    continue
                 seed = int(re.sub(r"\D", "", log.parent.name))
                 out.setdefault(m.label, {}).setdefault(t.name, {})[seed] = run_metrics(log, t, budget)
     return out
@@ -123,6 +126,29 @@ def seed_sums(runs: dict[str, dict[int, dict]], tasks: list[Task], key: str) -> 
     """Per seed, the sum over the tasks of ``key`` (only seeds run on every task)."""
     seeds = set.intersection(*(set(runs.get(t.name, {})) for t in tasks)) if tasks else set()
     return {s: sum(runs[t.name][s][key] for t in tasks) for s in sorted(seeds)}
+
+
+#: the summary row's reduction over tasks: a sum (PMO's sum row) or a mean per task
+SUMMED = ("auc_top10", "top10", "top100", "yield", "circles")
+
+
+def summary_lines(data: dict, labels: list[str], tasks: list[Task]) -> list[str]:
+    """One row per method over the tasks: sums of AUC, top-k means, Yield and #Circles, means of top-100 diversity
+    and of the cost, each the mean over the seeds run on every task (n seeds given)."""
+    lines = ["Over all tasks, per method (mean over the seeds run on every task): sums of AUC top-10, top-10 and "
+             "top-100 means, strict Yield and #Circles; per-task means of top-100 diversity and of the cost.", "",
+             "| method | seeds | " + " | ".join(LABELS[k] for k in METRICS) + " |", "|---|---|" + "---|" * len(METRICS)]
+    for label in labels:
+        cells = []
+        for key in METRICS:
+            sums = list(seed_sums(data[label], tasks, key).values())
+            value = float(np.mean(sums)) if sums else math.nan
+            value = value if key in SUMMED else value / len(tasks)
+            digits = 0 if key in ("yield", "circles", "s_per_1000_calls") else (2 if key in SUMMED else 3)
+            cells.append("–" if math.isnan(value) else f"{value:,.{digits}f}")
+        n = len(seed_sums(data[label], tasks, "auc_top10"))
+        lines.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
+    return lines + [""]
 
 
 def markdown(data: dict, methods: list[Method], tasks: list[Task], budget: int, command: str) -> str:
@@ -148,6 +174,7 @@ def markdown(data: dict, methods: list[Method], tasks: list[Task], budget: int, 
                 cells.append("–" if math.isnan(p) else f"{p:.3g}")
             lines.append(f"| {a} | " + " | ".join(cells) + " |")
         lines.append("")
+    lines += summary_lines(data, labels, tasks)
     lines += ["Published sums over the 20 offline objectives (other prior, oracle package versions PyTDC vs "
               "guacamol 0.5.5; a guide, not a like-for-like comparison):", "",
               "| method | sum | source |", "|---|---|---|"]

@@ -4,9 +4,7 @@ spelling is scored with its own likelihoods, MARA's anchor and IPS's outcomes st
 from __future__ import annotations
 
 import copy
-import importlib.util
 import random
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,19 +18,13 @@ from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.strategies import StrategyBatch, build_strategy
 from mara_chem.scoring.scorer import Scorer
 
+import golden_runs  # tests/golden_runs.py, beside this file
+
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "data" / "golden"
 #: final agent weights of the golden runs, written by the code before augmented memory existed (main at 8c488bb)
 TODAYS_WEIGHTS = {"dap": "f7d59ebe087cae387de072759ca32e961f4aeb9a5e39470c91d7c047a04f9b3c",
                   "mara_memory": "f05ca943d8c5834ece60496e4c91da51d4220d8ebcc6236937badf26f91c34ea"}
-
-
-def _golden_runs():
-    spec = importlib.util.spec_from_file_location("golden_runs", HERE / "golden_runs.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["golden_runs"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _final_weights(run_dir: Path) -> str:
@@ -41,7 +33,7 @@ def _final_weights(run_dir: Path) -> str:
 
 @pytest.mark.parametrize("name", ["dap", "mara_memory"])
 def test_zero_rounds_is_todays_run_bit_for_bit(tmp_path: Path, name: str) -> None:
-    golden = _golden_runs()
+    golden = golden_runs
     config = golden.config(tmp_path, golden.STRATEGIES[name])
     config["parameters"]["augmentation_rounds"] = 0
     StagedLearning(load_run_config(config), overwrite=True, quiet=True).run()
@@ -61,7 +53,7 @@ def test_augmentation_spends_no_oracle_call(tmp_path: Path, monkeypatch, name: s
         return original(self, smiles, mols)
 
     monkeypatch.setattr(Scorer, "__call__", counting)
-    golden = _golden_runs()
+    golden = golden_runs
     config = golden.config(tmp_path, golden.STRATEGIES[name])
     config["parameters"]["augmentation_rounds"] = 2
     runner = StagedLearning(load_run_config(config), overwrite=True, quiet=True)
@@ -187,7 +179,7 @@ def test_selective_memory_purge_removes_the_penalised_scaffolds() -> None:
 
 
 def test_options_are_validated(tmp_path: Path) -> None:
-    golden = _golden_runs()
+    golden = golden_runs
     config = golden.config(tmp_path, golden.STRATEGIES["dap"])
     for value, message in ((-1, "greater than or equal to 0"), (101, "less than or equal to 100")):
         config["parameters"]["augmentation_rounds"] = value
@@ -215,7 +207,7 @@ def _every_strategy() -> list[dict]:
 @pytest.mark.parametrize("strategy", _every_strategy(), ids=lambda s: "-".join(f"{v}" for v in s.values()))
 def test_augmentation_composes_with_every_strategy(tmp_path: Path, strategy: dict) -> None:
     """Two steps of batch 16 with one round: every strategy takes its extra optimiser step, no extra call."""
-    golden = _golden_runs()
+    golden = golden_runs
     config = golden.config(tmp_path, strategy)
     config["parameters"].update(batch_size=16, augmentation_rounds=1)
     config["stage"][0].update(max_steps=2, min_steps=2)

@@ -102,5 +102,16 @@ def test_a_used_folder_is_refused_and_overwrite_deletes_only_the_peers_files(tmp
     (out / "notes.txt").write_text("mine")
     with pytest.raises(peer_run.PeerError, match="already holds a run"):
         peer_run.prepare_run_dir(out, overwrite=False)
-    peer_run.prepare_run_dir(out, overwrite=True)
-    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    peer_run.prepare_run_dir(out, overwrite=True).release()
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt", "run.lock"]  # run.lock: who held it
+
+
+def test_a_folder_another_peer_run_holds_is_refused_untouched(tmp_path: Path) -> None:
+    """Two grid streams reaching one run: the second is refused (naming the holder) and deletes nothing."""
+    out = tmp_path / "run"
+    held = peer_run.prepare_run_dir(out, overwrite=False)
+    (out / "oracle_log.csv").write_text("call\n")  # the first run's log, being written
+    with pytest.raises(peer_run.PeerError, match="in use by another run"):
+        peer_run.prepare_run_dir(out, overwrite=True)
+    assert (out / "oracle_log.csv").exists()
+    held.release()

@@ -23,11 +23,13 @@ def _table():
     return module
 
 
-def _write_log(run_dir: Path, scores: list[float]) -> None:
+def _write_log(run_dir: Path, scores: list[float], finished: bool = True) -> None:
     run_dir.mkdir(parents=True)
     log = OracleLog(run_dir / "oracle_log.csv", ["qed"])
     log.append([{"call": i + 1, "step": 1, "stage": 1, "smiles": s, "score": v, "qed": v, "qed_raw": v, "reason": ""}
                 for i, (s, v) in enumerate(zip(SMILES, scores))])
+    if finished:  # a peer's record, as its runner writes it at the end
+        (run_dir / "peer_run.json").write_text('{"wall_s": 1.5}')
 
 
 def test_sums_cells_and_p_values(tmp_path: Path):
@@ -35,6 +37,7 @@ def test_sums_cells_and_p_values(tmp_path: Path):
     for seed, bump in ((0, 0.0), (1, 0.01), (2, 0.02)):
         _write_log(tmp_path / "a" / "qed" / "v" / f"seed{seed}", [0.2 + bump, 0.5, 0.96, 0.3, 0.95, 0.1])
         _write_log(tmp_path / "b" / "qed" / "w" / f"seed{seed}", [0.1 + bump, 0.2, 0.3, 0.3, 0.2, 0.1])
+    _write_log(tmp_path / "a" / "qed" / "v" / "seed3", [0.99] * 6, finished=False)  # still running: left out
     from benchlab.tasks import load_task  # on sys.path once pmo_table.py is loaded
 
     task = load_task(TASK, "pmo")
@@ -43,11 +46,15 @@ def test_sums_cells_and_p_values(tmp_path: Path):
     a0 = data["A"]["qed"][0]
     assert a0["top10"] == pytest.approx(sum([0.2, 0.5, 0.96, 0.3, 0.95, 0.1]) / 6)
     assert a0["yield"] == 2.0  # 0.96 and 0.95 reach qed's strict threshold (0.945)
-    assert a0["calls"] == 6.0
+    assert a0["calls"] == 6.0 and a0["s_per_1000_calls"] == pytest.approx(250.0)  # 1.5 s for 6 calls
+    assert sorted(data["A"]["qed"]) == [0, 1, 2]
     assert pmo.seed_sums(data["A"], [task], "auc_top10") == {s: data["A"]["qed"][s]["auc_top10"] for s in (0, 1, 2)}
     text = pmo.markdown(data, methods, [task], 6, "cmd")
     assert "| **sum** (per-seed sums) |" in text and "Genetic GFN | 13.59" in text
     assert "Welch p" in text
+    summary = next(line for line in text.splitlines() if line.startswith("| A | 3 |"))
+    mean_sum = sum(data["A"]["qed"][s]["auc_top10"] for s in (0, 1, 2)) / 3
+    assert summary.split(" | ")[2] == f"{mean_sum:.2f}" and summary.split(" | ")[6] == "2"  # AUC sum; strict Yield
 
 
 def test_a_malformed_method_is_a_one_line_error():

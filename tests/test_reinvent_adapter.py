@@ -10,6 +10,7 @@ import torch
 from mara_chem.models.prior_file import load_prior
 from mara_chem.models.reinvent_prior import save_reinvent_prior
 from mara_chem.rl.strategies import build_strategy
+from reinvent_toml import qed_stage
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "priors" / "moses-gru-2x256.prior"
@@ -31,22 +32,8 @@ batch_size = 32
 [inception]
 memory_size = 20
 sample_size = 4
-
-[[stage]]
-max_steps = 5
-max_score = 1.0
-min_steps = 10
-chkpt_file = "{out}/stage1.chkpt"
-
-[stage.scoring]
-type = "geometric_mean"
-
-[[stage.scoring.component]]
-[stage.scoring.component.QED]
-[[stage.scoring.component.QED.endpoint]]
-name = "QED"
-weight = 1
 """
+RUN_FILE += qed_stage(max_steps=5, max_score=1.0, min_steps=10, chkpt="{out}/stage1.chkpt")
 
 
 @pytest.fixture(scope="module")

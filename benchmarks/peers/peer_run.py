@@ -22,6 +22,8 @@ if str(BENCHMARKS) not in sys.path:
 
 from benchlab.tasks import Task, resolve_tasks  # noqa: E402
 
+from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock  # noqa: E402
+
 RECORD_NAME = "peer_run.json"
 
 
@@ -49,18 +51,26 @@ def resolve_task(name: str) -> Task:
     return tasks[0]
 
 
-def prepare_run_dir(out: Path, overwrite: bool, outputs: tuple[str, ...] = ()) -> None:
-    """A run folder without a previous run: one holding a peer's record or oracle log is refused unless
-    ``overwrite``, which deletes only the files a peer writes (these, ``outputs``, metrics.json), nothing else."""
+def prepare_run_dir(out: Path, overwrite: bool, outputs: tuple[str, ...] = ()) -> RunLock:
+    """A run folder without a previous run, held by this process (mara-chem's run lock, so two grid streams
+    never write one folder; freed when the process ends): one holding a peer's record or oracle log is refused
+    unless ``overwrite``, which deletes only the files a peer writes (these, ``outputs``, metrics.json)."""
     from mara_chem.run_folder.oracle_log import LOG_NAME
 
+    out.mkdir(parents=True, exist_ok=True)
+    lock = RunLock(out)
+    try:
+        lock.acquire()
+    except RunFolderBusy as exc:
+        raise PeerError(str(exc)) from None
     names = (LOG_NAME, RECORD_NAME, "metrics.json", *outputs)
     used = [out / n for n in names if (out / n).exists()]
     if used and not overwrite:
+        lock.release()
         raise PeerError(f"{out} already holds a run ({used[0].name}); use --overwrite or another --out")
     for path in used:
         path.unlink()
-    out.mkdir(parents=True, exist_ok=True)
+    return lock
 
 
 def scorer_for(task: Task):

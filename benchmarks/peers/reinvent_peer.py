@@ -302,7 +302,7 @@ def run_reinvent(task_name: str, out: Path, budget: int, seed: int, preset: str,
     task = resolve_task(task_name)
     endpoint = single_endpoint(task)  # refused before anything is written
     steps = max_steps or budget  # at least one new molecule a step; the budget normally stops REINVENT first
-    prepare_run_dir(out, overwrite, OUTPUTS)
+    lock = prepare_run_dir(out, overwrite, OUTPUTS)  # noqa: F841 (held until the process ends)
     reinvent_prior, end_logp = convert_prior(prior, out)
     run_file, changes = write_reinvent_run_file(task, reinvent_prior, out, settings, seed, steps)
     reader, counted = SummaryReader(out / f"{SUMMARY_PREFIX}_1.csv"), FirstOccurrences()

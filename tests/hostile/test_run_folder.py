@@ -125,24 +125,24 @@ def test_a_resume_may_move_tb_logdir(tmp_path: Path, cli) -> None:
 
 
 # --- resume: a log cut or edited under its checkpoint ----------------------------------------------------------
+def _one_step_run(tmp_path: Path) -> tuple[dict, Path, list[str]]:
+    """A finished one-step run of 8 calls: its config, its oracle log and the log's lines."""
+    cfg = staged(tmp_path / "run", steps=1, budget=8)
+    _run(cfg)
+    log = tmp_path / "run" / "oracle_log.csv"
+    return cfg, log, log.read_text().splitlines(keepends=True)
+
+
 @pytest.mark.parametrize("cut", ["inside the header", "after two rows"])
 def test_a_log_cut_under_its_checkpoint_is_refused(tmp_path: Path, cut: str) -> None:
-    run = tmp_path / "run"
-    cfg = staged(run, steps=1, budget=8)
-    _run(cfg)
-    log = run / "oracle_log.csv"
-    lines = log.read_text().splitlines(keepends=True)
+    cfg, log, lines = _one_step_run(tmp_path)
     log.write_text(lines[0][:10] if cut == "inside the header" else "".join(lines[:3]))
     with pytest.raises(RunDirError, match="holds [0-9]+ calls but .*checkpoint.pt was written after 8"):
         StagedLearning(load_run_config(set_key(cfg, "stage.0.max_steps", 2)), quiet=True)
 
 
 def test_an_edited_log_is_refused_on_resume_naming_the_line(tmp_path: Path) -> None:
-    run = tmp_path / "run"
-    cfg = staged(run, steps=1, budget=8)
-    _run(cfg)
-    log = run / "oracle_log.csv"
-    lines = log.read_text().splitlines(keepends=True)
+    cfg, log, lines = _one_step_run(tmp_path)
     lines[4] = "100000" + lines[4][1:]
     log.write_text("".join(lines))
     with pytest.raises(RunDirError, match="oracle_log.csv line 5: call number 100000"):

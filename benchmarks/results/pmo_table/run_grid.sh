@@ -6,7 +6,8 @@
 # Mol GA. Three streams share the two cores (one thread each): each mara-chem variant, and the peers (Mol GA on
 # every task, then REINVENT). Resumable: a finished run is skipped, an interrupted one starts again.
 #   RUNS=/work/pmo_runs nohup nice -n 5 bash benchmarks/results/pmo_table/run_grid.sh >> grid.log 2>&1 &
-# SEEDS="0 1 2 3 4" (default "0") sets the seeds; STREAMS="rl peers" (default both) which streams run;
+# SEEDS="0 1 2 3 4" (default "0") sets the seeds; STREAMS="rl peers" (default both) which streams run; a second
+# peers stream with REVERSE=1 takes the tasks from the other end (a run another stream holds is refused by its lock);
 # TABLE_ONLY=1 only rebuilds the table from the runs there are.
 set -u
 cd "$(dirname "$0")/../../.."
@@ -18,6 +19,7 @@ VARIANTS=(pmo_dap_rate1e-3 pmo_mara)
 read -r -a SEED_LIST <<< "${SEEDS:-0}"
 read -r -a TASKS <<< "$(PYTHONPATH="$PWD/benchmarks" "$PY" -c \
     'from benchlab.tasks import resolve_tasks; print(" ".join(t.name for t in resolve_tasks(["pmo_zinc"])))')"
+[ -n "${REVERSE:-}" ] && read -r -a TASKS <<< "$(printf '%s\n' "${TASKS[@]}" | tac | tr '\n' ' ')"
 export OMP_NUM_THREADS=1
 
 rl_stream() {  # one mara-chem variant over every task, seed-major

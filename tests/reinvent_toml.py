@@ -1,0 +1,23 @@
+"""REINVENT 4.8 run-file text shared by the tests that run the same file in mara-chem and in REINVENT."""
+
+QED_STAGE = """
+[[stage]]
+max_steps = {max_steps}
+max_score = {max_score}
+min_steps = {min_steps}
+chkpt_file = "{chkpt}"
+
+[stage.scoring]
+type = "geometric_mean"
+
+[[stage.scoring.component]]
+[stage.scoring.component.QED]
+[[stage.scoring.component.QED.endpoint]]
+name = "QED"
+weight = 1
+"""
+
+
+def qed_stage(max_steps: int, max_score: float, min_steps: int, chkpt: str) -> str:
+    """One ``[[stage]]`` scored by QED alone (REINVENT's and mara-chem's component of that name)."""
+    return QED_STAGE.format(max_steps=max_steps, max_score=max_score, min_steps=min_steps, chkpt=chkpt)

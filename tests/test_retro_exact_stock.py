@@ -96,6 +96,24 @@ def test_acyl_halides_count_as_their_acids_with_their_stereo():
     assert _acid_of_acyl_halide(Chem.MolFromSmiles("ClC(=O)/C=C/C(=O)Cl")) == "O=C(O)/C=C/C(=O)O"  # both groups
     assert _acid_of_acyl_halide(Chem.MolFromSmiles("C[C@@H](N)C(=O)Br")) == Chem.CanonSmiles("C[C@@H](N)C(=O)O")
     assert _acid_of_acyl_halide(Chem.MolFromSmiles("CC(=O)OC")) is None
+    # physostigmine's 'route' went through an aryl chloroformate, counted as its (unisolable) carbonic acid
+    assert _acid_of_acyl_halide(Chem.MolFromSmiles("O=C(Cl)Oc1ccccc1")) is None
+    assert _acid_of_acyl_halide(Chem.MolFromSmiles("CN(C)C(=O)Cl")) is None
+
+
+def test_a_carbonic_half_ester_is_no_acyl_donor():
+    """physostigmine's carbamate 'coupled' from an aryl hydrogen carbonate (a Bloom false positive) is refused."""
+    from rdkit import Chem
+
+    from mara_chem.scoring.retro.sanity import reaction_problem
+
+    mol = Chem.MolFromSmiles
+    amide = "[C:1](=[O:2])[OH].[N:3]>>[C:1](=[O:2])[N:3]"
+    name = "Carboxylic acid with primary amine to amide"
+    assert "without an acyl donor" in reaction_problem(name, "Acylation", True, amide, mol("CNC(=O)Oc1ccccc1"),
+                                                       [mol("O=C(O)Oc1ccccc1"), mol("CN")])
+    for acid, product in (("O=C(O)c1ccccc1", "CNC(=O)c1ccccc1"), ("OC=O", "CNC=O"), ("CC(=O)OC", "CNC(C)=O")):
+        assert reaction_problem(name, "Acylation", True, amide, mol(product), [mol(acid), mol("CN")]) is None
 
 
 def test_bad_confirmation_params_name_the_key(tmp_path: Path):

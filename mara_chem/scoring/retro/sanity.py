@@ -4,7 +4,8 @@ Generic templates with wildcards fire where their named reaction cannot happen. 
 against the chemistry its name promises (the reaction centre):
 
 - **amide couplings** need an acyl donor (carboxylic acid, acyl halide, anhydride or ester: a carbonyl
-  carbon, so an alcohol is never "the acid") and an N-H amine among the reactants;
+  carbon, so an alcohol is never "the acid", and not a carbonic half-ester or chloroformate) and an N-H
+  amine among the reactants;
 - **ring closures** only by a template that forms a ring itself: an intermolecular template applied
   within one molecule (a hydrogenation, an esterification or a Mitsunobu reaction "closing" a ring) is
   refused, as is any reduction, oxidation, (de)protection or interconversion that makes a ring;
@@ -38,7 +39,9 @@ _ALLOWED_CHARGED = ("[N+](=O)[O-]", "[n+][O-]", "[N+][O-]", "[NX4+]", "[nH+]", "
 _UNSTABLE = (("[#6]O[CX2]#[NX1]", "a cyanate ester"), ("[#6]N=C=N[#6]", "a carbodiimide"),
              ("[#6]C(=O)N=[N+]=[N-]", "an acyl azide"), ("[#6]OO[#6]", "a dialkyl peroxide"))
 _UNSTABLE_MIN_ATOMS = 16
-_ACYL_DONOR = "[CX3](=O)[OX2H1,Cl,Br,I,$(O[CX3]=O),$(O[#6])]"
+#: a carboxylic acyl donor; a carbonyl with a second heteroatom (a carbonic half-ester, a chloroformate, a
+#: carbamic acid) is none: physostigmine's carbamate was "coupled" from an aryl hydrogen carbonate
+_ACYL_DONOR = "[CX3;!$(C(=O)([!#6;!#1])[!#6;!#1])](=O)[OX2H1,Cl,Br,I,$(O[CX3]=O),$(O[#6])]"
 _AMINE_NH = "[NX3;!H0;!$(N[N,O]);!$(NC=[O,S])]"
 _ARYL_COUPLING_WORDS = ("suzuki", "stille", "hiyama", "negishi", "kumada", "heck", "sonogashira", "buchwald",
                         "ullmann", "chan-lam", "chan lam")

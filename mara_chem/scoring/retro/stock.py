@@ -15,7 +15,7 @@ tier: the target itself is always expanded (a route needs one reaction), and a f
 building-block-sized molecules (``max_heavy_atoms``) smaller than the target (``search._NotTheTarget``), so a
 one-reactant rewrite of the target never ends in a false positive. The bigger ``zinc-instock`` filter
 (0.03 %) is used when it has been downloaded to molbloom's cache (``catalog = "zinc-instock"``); ``catalog =
-"none"`` leaves the exact lists the user gave only. An acyl chloride or bromide counts as in stock when its
+"none"`` leaves the exact lists the user gave only. An acyl chloride or bromide (carbon-bound: not a chloroformate or carbamoyl chloride) counts as in stock when its
 carboxylic acid is (it is made from the acid in the same pot; catalogues list the acid, and the templates
 write amide couplings from acid chlorides).
 
@@ -138,7 +138,9 @@ def stock_forms(mol: Chem.Mol, max_unassigned: int = 2, max_tautomers: int = 4) 
     return list(seen.values())
 
 
-_ACYL_HALIDE = Chem.MolFromSmarts("[CX3](=O)[Cl,Br]")
+#: a carbon-bound acyl halide: a chloroformate's or carbamoyl chloride's "acid" (a carbonic or carbamic acid)
+#: is no shelf compound, so those count only as themselves
+_ACYL_HALIDE = Chem.MolFromSmarts("[#6][CX3](=O)[Cl,Br]")
 
 
 def _acid_of_acyl_halide(mol: Chem.Mol) -> str | None:
@@ -151,7 +153,7 @@ def _acid_of_acyl_halide(mol: Chem.Mol) -> str | None:
     if not matches:
         return None
     acid = Chem.RWMol(mol)
-    for _carbon, _oxygen, halogen in matches:
+    for _alpha, _carbon, _oxygen, halogen in matches:
         atom = acid.GetAtomWithIdx(halogen)
         atom.SetAtomicNum(8)
         atom.SetNoImplicit(False)

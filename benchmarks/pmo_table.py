@@ -98,6 +98,28 @@ def run_metrics(log_path: Path, task: Task, budget: int) -> dict[str, float]:
     }
 
 
+#: a run's numbers, kept beside its log (#Circles over thousands of hits costs seconds a run); bump to recompute
+CACHE_NAME, CACHE_VERSION = "pmo_table_metrics.json", 1
+
+
+def cached_run_metrics(log_path: Path, task: Task, budget: int) -> dict[str, float]:
+    """:func:`run_metrics`, read back from the run folder when the log, the task, the budget and this code's
+    cache version are those it was computed for (a log that grew or was rewritten is measured again)."""
+    stat = log_path.stat()
+    key = {"log_bytes": stat.st_size, "log_mtime_ns": stat.st_mtime_ns, "task_sha256": task.sha256,
+           "budget": budget, "version": CACHE_VERSION}
+    cache = log_path.parent / CACHE_NAME
+    try:
+        stored = json.loads(cache.read_text())
+        if stored.get("key") == key:
+            return stored["metrics"]
+    except (OSError, ValueError):
+        pass
+    metrics = run_metrics(log_path, task, budget)
+    cache.write_text(json.dumps({"key": key, "metrics": metrics}, default=float))
+    return metrics
+
+
 def collect(methods: list[Method], tasks: list[Task], budget: int) -> dict[str, dict[str, dict[int, dict]]]:
     """method label -> task name -> seed -> metrics, for every finished run (an oracle log and the record its
     runner writes at the end: a run still going, or one killed, is left out rather than read as stopped early)."""
@@ -108,7 +130,7 @@ def collect(methods: list[Method], tasks: list[Task], budget: int) -> dict[str, 
                 if not any((log.parent / name).exists() for name in RECORD_NAMES):
                     continue
                 seed = int(re.sub(r"\D", "", log.parent.name))
-                out.setdefault(m.label, {}).setdefault(t.name, {})[seed] = run_metrics(log, t, budget)
+                out.setdefault(m.label, {}).setdefault(t.name, {})[seed] = cached_run_metrics(log, t, budget)
     return out
 
 

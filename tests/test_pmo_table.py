@@ -61,3 +61,21 @@ def test_a_malformed_method_is_a_one_line_error():
     pmo = _table()
     with pytest.raises(SystemExit, match="expected LABEL=ROOT:VARIANT"):
         pmo.Method.parse("just-a-label")
+
+
+def test_a_runs_numbers_are_kept_beside_its_log_until_the_log_changes(tmp_path: Path):
+    pmo = _table()
+    from benchlab.tasks import load_task
+
+    task = load_task(TASK, "pmo")
+    run = tmp_path / "a" / "qed" / "v" / "seed0"
+    _write_log(run, [0.2, 0.5, 0.96, 0.3, 0.95, 0.1])
+    first = pmo.cached_run_metrics(run / "oracle_log.csv", task, 6)
+    assert (run / pmo.CACHE_NAME).exists() and first["yield"] == 2.0
+    assert pmo.cached_run_metrics(run / "oracle_log.csv", task, 6) == first  # read back
+    assert pmo.cached_run_metrics(run / "oracle_log.csv", task, 5)["calls"] == 5.0  # another budget: measured
+    (run / "oracle_log.csv").unlink()
+    (run / "peer_run.json").unlink()
+    _write_log(run.parent / "seed0x", [0.99, 0.5, 0.96, 0.3, 0.95, 0.1])  # a rewritten log: new size or time
+    (run.parent / "seed0x" / "oracle_log.csv").rename(run / "oracle_log.csv")
+    assert pmo.cached_run_metrics(run / "oracle_log.csv", task, 6)["top10"] > first["top10"]

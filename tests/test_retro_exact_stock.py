@@ -101,6 +101,23 @@ def test_acyl_halides_count_as_their_acids_with_their_stereo():
     assert _acid_of_acyl_halide(Chem.MolFromSmiles("CN(C)C(=O)Cl")) is None
 
 
+def test_an_esterification_needs_a_carboxylic_acyl_donor():
+    """saxitoxin's carbamate 'esterified' from carbamic acid (a Bloom false positive) is refused; an ordinary
+    esterification and an oxidative one (whose partner is an alcohol) are not."""
+    from rdkit import Chem
+
+    from mara_chem.scoring.retro.sanity import reaction_problem
+
+    mol = Chem.MolFromSmiles
+    ester = "[C:1](=[O:2])[OH].[OH:3][C:4]>>[C:1](=[O:2])[O:3][C:4]"
+    name = "Esterification of Carboxylic Acids"
+    assert "esterification without a carboxylic acyl donor" in reaction_problem(
+        name, "Acylation", False, ester, mol("NC(=O)OCC"), [mol("NC(=O)O"), mol("CCO")])
+    assert reaction_problem(name, "Acylation", False, ester, mol("CC(=O)OCC"), [mol("CC(=O)O"), mol("CCO")]) is None
+    assert reaction_problem("Oxidative esterification of primary alcohols", "Acylation", False, ester,
+                            mol("CC(=O)OCC"), [mol("CCO"), mol("CCO")]) is None
+
+
 def test_a_carbonic_half_ester_is_no_acyl_donor():
     """physostigmine's carbamate 'coupled' from an aryl hydrogen carbonate (a Bloom false positive) is refused."""
     from rdkit import Chem

@@ -6,6 +6,8 @@ against the chemistry its name promises (the reaction centre):
 - **amide couplings** need an acyl donor (carboxylic acid, acyl halide, anhydride or ester: a carbonyl
   carbon, so an alcohol is never "the acid", and not a carbonic half-ester or chloroformate) and an N-H
   amine among the reactants;
+- **esterifications** (of carboxylic acids, Mitsunobu, Schotten-Baumann, transesterification) need the same
+  carboxylic acyl donor: saxitoxin's carbamate was "esterified" from carbamic acid, a Bloom false positive;
 - **ring closures** only by a template that forms a ring itself: an intermolecular template applied
   within one molecule (a hydrogenation, an esterification or a Mitsunobu reaction "closing" a ring) is
   refused, as is any reduction, oxidation, (de)protection or interconversion that makes a ring;
@@ -42,6 +44,11 @@ _UNSTABLE_MIN_ATOMS = 16
 #: a carboxylic acyl donor; a carbonyl with a second heteroatom (a carbonic half-ester, a chloroformate, a
 #: carbamic acid) is none: physostigmine's carbamate was "coupled" from an aryl hydrogen carbonate
 _ACYL_DONOR = "[CX3;!$(C(=O)([!#6;!#1])[!#6;!#1])](=O)[OX2H1,Cl,Br,I,$(O[CX3]=O),$(O[#6])]"
+#: ester-forming templates whose acyl partner is a carboxylic acid or its derivative (lower-case names)
+_CARBOXYLIC_ESTERIFICATIONS = frozenset({
+    "esterification of carboxylic acids", "mitsunobu esterification", "schotten-baumann to ester",
+    "transesterification", "intramolecular transesterification/lactone formation",
+    "acetic anhydride and alcohol to ester"})
 _AMINE_NH = "[NX3;!H0;!$(N[N,O]);!$(NC=[O,S])]"
 _ARYL_COUPLING_WORDS = ("suzuki", "stille", "hiyama", "negishi", "kumada", "heck", "sonogashira", "buchwald",
                         "ullmann", "chan-lam", "chan lam")
@@ -114,6 +121,9 @@ def reaction_problem(name: str, reaction_class: str, amide_coupling: bool, forwa
         if not any(m.HasSubstructMatch(_pattern(_AMINE_NH)) for m in reactants) and not any(
                 Chem.MolToSmiles(m) == "N" for m in reactants):
             return "amide coupling without an N-H amine"
+    if name.lower() in _CARBOXYLIC_ESTERIFICATIONS and not any(
+            m.HasSubstructMatch(_pattern(_ACYL_DONOR)) for m in reactants):
+        return "esterification without a carboxylic acyl donor (acid, acyl halide, anhydride or ester)"
     if _rings([product]) > _rings(reactants) and not template_forms_ring(forward_smirks) \
             and reaction_class not in _RING_FORMING_CLASSES:
         return f"{reaction_class.lower()} template closing a ring it does not form"

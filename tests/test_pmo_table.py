@@ -52,6 +52,7 @@ def test_sums_cells_and_p_values(tmp_path: Path):
     text = pmo.markdown(data, methods, [task], 6, "cmd")
     assert "| **sum** (per-seed sums) |" in text and "Genetic GFN | 13.59" in text
     assert "Welch p" in text
+    assert "tasks every method has run" not in text  # both complete: one summary
     summary = next(line for line in text.splitlines() if line.startswith("| A | 3 |"))
     mean_sum = sum(data["A"]["qed"][s]["auc_top10"] for s in (0, 1, 2)) / 3
     assert summary.split(" | ")[2] == f"{mean_sum:.2f}" and summary.split(" | ")[6] == "2"  # AUC sum; strict Yield
@@ -79,3 +80,19 @@ def test_a_runs_numbers_are_kept_beside_its_log_until_the_log_changes(tmp_path: 
     _write_log(run.parent / "seed0x", [0.99, 0.5, 0.96, 0.3, 0.95, 0.1])  # a rewritten log: new size or time
     (run.parent / "seed0x" / "oracle_log.csv").rename(run / "oracle_log.csv")
     assert pmo.cached_run_metrics(run / "oracle_log.csv", task, 6)["top10"] > first["top10"]
+
+
+def test_an_incomplete_method_gets_a_summary_over_the_shared_tasks(tmp_path: Path):
+    pmo = _table()
+    from benchlab.tasks import load_task
+
+    qed = load_task(TASK, "pmo")
+    other = load_task(TASK.with_name("celecoxib_rediscovery.toml"), "pmo")
+    for task in (qed, other):
+        _write_log(tmp_path / "a" / task.name / "v" / "seed0", [0.2, 0.5, 0.96, 0.3, 0.95, 0.1])
+    _write_log(tmp_path / "b" / qed.name / "w" / "seed0", [0.1, 0.2, 0.3, 0.3, 0.2, 0.1])  # b lacks celecoxib
+    methods = [pmo.Method.parse(f"A={tmp_path / 'a'}:v"), pmo.Method.parse(f"B={tmp_path / 'b'}:w")]
+    text = pmo.markdown(pmo.collect(methods, [qed, other], 6), methods, [qed, other], 6, "cmd")
+    assert f"over the 1 tasks every method has run ({qed.name})" in text
+    rows = [line for line in text.splitlines() if line.startswith(("| B | 0 |", "| B | 1 |"))]
+    assert rows[0].startswith("| B | 0 | – |") and rows[1].startswith("| B | 1 | 0.")  # all tasks; the shared one

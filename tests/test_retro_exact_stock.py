@@ -118,6 +118,24 @@ def test_an_esterification_needs_a_carboxylic_acyl_donor():
                             mol("CC(=O)OCC"), [mol("CCO"), mol("CCO")]) is None
 
 
+def test_a_cyanate_ester_is_no_nitrile():
+    """saxitoxin's 2-step 'route': a cyanate ester 'hydrated' to the carbamate and 'made' by a Schmidt reaction
+    on a formate; both steps are refused, an ordinary nitrile hydration is not."""
+    from rdkit import Chem
+
+    from mara_chem.scoring.retro.sanity import reaction_problem
+
+    mol = Chem.MolFromSmiles
+    hydration = "[C:1]#[N:2].[O:3][O:4]>>[C:1](=[O:3])[N:2]"
+    assert "cyanate ester" in reaction_problem("Nitrile and hydrogen peroxide to amide", "Functional group "
+                                               "interconversion", False, hydration, mol("NC(=O)OCC"),
+                                               [mol("N#COCC"), mol("OO")])
+    assert "cyanate ester" in reaction_problem("Schmidt reaction nitrile", "Functional group interconversion", False,
+                                               "[CH1:1]=O>>[C:1]#N", mol("N#COCC"), [mol("O=COCC")])
+    assert reaction_problem("Nitrile and hydrogen peroxide to amide", "Functional group interconversion", False,
+                            hydration, mol("NC(=O)CC"), [mol("N#CCC"), mol("OO")]) is None
+
+
 def test_a_carbonic_half_ester_is_no_acyl_donor():
     """physostigmine's carbamate 'coupled' from an aryl hydrogen carbonate (a Bloom false positive) is refused."""
     from rdkit import Chem

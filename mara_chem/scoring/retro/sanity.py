@@ -8,6 +8,8 @@ against the chemistry its name promises (the reaction centre):
   amine among the reactants;
 - **esterifications** (of carboxylic acids, Mitsunobu, Schotten-Baumann, transesterification) need the same
   carboxylic acyl donor: saxitoxin's carbamate was "esterified" from carbamic acid, a Bloom false positive;
+- **nitrile reactions** (hydration, Schmidt, Pinner, reductions, ...) need a nitrile, and a cyanate ester (O-C#N)
+  is none: saxitoxin's carbamate was "hydrated" from a cyanate ester that a "Schmidt reaction" made;
 - **ring closures** only by a template that forms a ring itself: an intermolecular template applied
   within one molecule (a hydrogenation, an esterification or a Mitsunobu reaction "closing" a ring) is
   refused, as is any reduction, oxidation, (de)protection or interconversion that makes a ring;
@@ -49,6 +51,7 @@ _CARBOXYLIC_ESTERIFICATIONS = frozenset({
     "esterification of carboxylic acids", "mitsunobu esterification", "schotten-baumann to ester",
     "transesterification", "intramolecular transesterification/lactone formation",
     "acetic anhydride and alcohol to ester"})
+_CYANATE_ESTER = "[#6]O[CX2]#[NX1]"
 _AMINE_NH = "[NX3;!H0;!$(N[N,O]);!$(NC=[O,S])]"
 _ARYL_COUPLING_WORDS = ("suzuki", "stille", "hiyama", "negishi", "kumada", "heck", "sonogashira", "buchwald",
                         "ullmann", "chan-lam", "chan lam")
@@ -124,6 +127,8 @@ def reaction_problem(name: str, reaction_class: str, amide_coupling: bool, forwa
     if name.lower() in _CARBOXYLIC_ESTERIFICATIONS and not any(
             m.HasSubstructMatch(_pattern(_ACYL_DONOR)) for m in reactants):
         return "esterification without a carboxylic acyl donor (acid, acyl halide, anhydride or ester)"
+    if "nitrile" in name.lower() and any(m.HasSubstructMatch(_pattern(_CYANATE_ESTER)) for m in (product, *reactants)):
+        return "a nitrile template applied to a cyanate ester (O-C#N is no nitrile)"
     if _rings([product]) > _rings(reactants) and not template_forms_ring(forward_smirks) \
             and reaction_class not in _RING_FORMING_CLASSES:
         return f"{reaction_class.lower()} template closing a ring it does not form"

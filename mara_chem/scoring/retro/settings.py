@@ -15,7 +15,7 @@ from typing import Any
 from mara_chem.scoring.retro.templates import TemplateSet, load_templates
 
 # Bump when the model, stock or route extraction changes in a way that changes outcomes (invalidates caches).
-RETRO_VERSION = 5  # 4: exact stock tier (building blocks, common reagents), Bloom-only leaves listed; 5: esterifications need a carboxylic acyl donor
+RETRO_VERSION = 5  # 4: exact stock tier (building blocks, common reagents), Bloom-only leaves listed; 5: esterifications need a carboxylic acyl donor, nitrile templates refuse cyanate esters
 ALGORITHMS = ("retro_star", "mcts", "bfs")
 REACTION_SETS = ("any", "amide_only")
 CATALOGS = ("zinc-instock-mini", "zinc-instock", "zinc20", "none")

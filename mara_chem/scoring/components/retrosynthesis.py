@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from mara_chem.chem.smiles import to_mol
 from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
@@ -45,6 +45,11 @@ from mara_chem.scoring.workers.executors import (
 )
 
 log = logging.getLogger(__name__)
+
+#: the options that name one of a fixed set: what the error calls it, and the set
+_CHOICES = {"reactions": ("reaction set", REACTION_SETS), "algorithm": ("search algorithm", ALGORITHMS),
+            "score": ("score", ("graded", "solved")), "catalog": ("stock catalog", CATALOGS),
+            "stock_confirmation": ("stock confirmation", STOCK_CONFIRMATIONS)}
 
 
 class RetrosynthesisParams(ComponentParams):
@@ -78,39 +83,12 @@ class RetrosynthesisParams(ComponentParams):
     cache_path: str | None = Field(None, description="sqlite file of searched molecules, reused across runs")
     routes_file: str | None = Field(None, description="append each molecule's outcome and best route (JSON lines)")
 
-    @field_validator("reactions")
+    @field_validator("reactions", "algorithm", "score", "catalog", "stock_confirmation")
     @classmethod
-    def _reactions(cls, value: str) -> str:
-        if value not in REACTION_SETS:
-            raise ValueError(f"unknown reaction set {value!r}; valid: {list(REACTION_SETS)}")
-        return value
-
-    @field_validator("algorithm")
-    @classmethod
-    def _algorithm(cls, value: str) -> str:
-        if value not in ALGORITHMS:
-            raise ValueError(f"unknown search algorithm {value!r}; valid: {list(ALGORITHMS)}")
-        return value
-
-    @field_validator("score")
-    @classmethod
-    def _score(cls, value: str) -> str:
-        if value not in ("solved", "graded"):
-            raise ValueError(f"unknown score {value!r}; valid: ['graded', 'solved']")
-        return value
-
-    @field_validator("catalog")
-    @classmethod
-    def _catalog(cls, value: str) -> str:
-        if value not in CATALOGS:
-            raise ValueError(f"unknown stock catalog {value!r}; valid: {list(CATALOGS)}")
-        return value
-
-    @field_validator("stock_confirmation")
-    @classmethod
-    def _confirmation(cls, value: str) -> str:
-        if value not in STOCK_CONFIRMATIONS:
-            raise ValueError(f"unknown stock confirmation {value!r}; valid: {list(STOCK_CONFIRMATIONS)}")
+    def _one_of(cls, value: str, info: ValidationInfo) -> str:
+        what, valid = _CHOICES[info.field_name]
+        if value not in valid:
+            raise ValueError(f"unknown {what} {value!r}; valid: {list(valid)}")
         return value
 
     @field_validator("executor")

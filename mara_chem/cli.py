@@ -56,6 +56,7 @@ def cmd_prior_train(args: argparse.Namespace) -> int:
     cfg = TrainConfig(
         model_type=args.model_type, hyperparameters=hp, batch_size=args.batch_size, learning_rate=args.lr,
         lr_decay=args.lr_decay, max_epochs=args.epochs, epoch_size=args.epoch_size, patience=args.patience,
+        min_improvement=args.min_improvement,
         max_length=args.max_length, min_token_count=args.min_token_count, max_hours=args.max_hours, seed=args.seed,
         device=_device_or_exit(args.device), half_precision=args.half_precision,
     )
@@ -228,6 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--epochs", type=int, default=10)
     train.add_argument("--epoch-size", type=int, default=None, help="SMILES per epoch (default: all)")
     train.add_argument("--patience", type=int, default=3)
+    train.add_argument("--min-improvement", type=float, default=1e-4,
+                       help="an epoch whose validation NLL falls by less than this (nats) counts against --patience")
     train.add_argument("--max-length", type=int, default=100)
     train.add_argument("--min-token-count", type=int, default=10)
     train.add_argument("--max-hours", type=float, default=None)

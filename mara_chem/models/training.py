@@ -48,6 +48,9 @@ class TrainConfig:
     max_epochs: int = 10
     epoch_size: int | None = None  # SMILES per epoch; None = the whole training split
     patience: int = 3
+    # an epoch whose validation NLL falls by less than this (nats) counts against ``patience``: "converged"
+    # means the last epochs no longer pay for themselves, not only that they stopped improving at all
+    min_improvement: float = 1e-4
     valid_fraction: float = 0.01
     max_valid: int = 10_000
     max_length: int = 100  # tokens, not counting start/end
@@ -245,11 +248,11 @@ def train_prior(data: PreparedData, cfg: TrainConfig, out: str | Path, resume: b
                                  "seconds": round(time.monotonic() - start, 1)})
         log.info("epoch %d: train NLL %.3f, valid NLL %.3f, lr %.3g", state["epoch"], running or float("nan"),
                  valid_loss, lr_used)
-        if valid_loss < state["best_valid"] - 1e-4:
-            state["best_valid"], state["bad_epochs"] = valid_loss, 0
+        improvement = state["best_valid"] - valid_loss
+        if improvement > 1e-4:
+            state["best_valid"] = valid_loss
             _save_final(model, data, cfg, state, out, metadata or {})
-        else:
-            state["bad_epochs"] += 1
+        state["bad_epochs"] = 0 if improvement >= cfg.min_improvement else state["bad_epochs"] + 1
         torch.save({"network": network.state_dict(), "optimizer": optimizer.state_dict(),
                     "scheduler": scheduler.state_dict(), "state": state, "data_sha256": data.sha256,
                     "vocabulary": data.vocabulary.tokens, "rng": rng_state(), "epoch_rng": rng.getstate()},

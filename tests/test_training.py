@@ -93,3 +93,18 @@ def test_resumed_training_equals_an_uninterrupted_one(moses_sample, tmp_path):
     for name, tensor in straight["network"].items():
         assert torch.equal(resumed["network"][name], tensor), name
     assert torch.equal(resumed["rng"]["torch"], straight["rng"]["torch"])
+
+
+def test_min_improvement_stops_when_an_epoch_no_longer_pays(moses_sample, tmp_path):
+    """An epoch that lowers the validation NLL by less than ``min_improvement`` counts against ``patience``, so a
+    run with patience 1 stops after its second epoch (no epoch can gain 1,000 nats), while the better model of the
+    two is still the one written."""
+    cfg = TrainConfig(model_type="rnn", hyperparameters=dict(hidden_size=32, embedding_dim=16, num_layers=1),
+                      batch_size=32, max_epochs=5, valid_fraction=0.1, min_token_count=1, patience=1,
+                      min_improvement=1000.0)
+    out = tmp_path / "p.prior"
+    train_prior(prepare_data(moses_sample[:200], cfg, processes=1), cfg, out)
+    history = torch.load(tmp_path / "p.prior.ckpt", weights_only=True)["state"]["history"]
+    assert [row["epoch"] for row in history] == [1, 2]  # the first epoch gains on "nothing yet", the second < 1,000
+    best = min(history, key=lambda row: row["valid_nll"])
+    assert read_metadata(out)["validation_nll"] == pytest.approx(best["valid_nll"])

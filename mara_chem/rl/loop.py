@@ -32,7 +32,6 @@ from typing import Any
 import numpy as np
 import torch
 
-from mara_chem.atomic import write_text_atomic
 from mara_chem.chem.smiles import ParsedMolecules, murcko_scaffold
 from mara_chem.models.device import DeviceError, resolve_device
 from mara_chem.models.language_model import LanguageModel
@@ -41,11 +40,12 @@ from mara_chem.rl.agent_file import write_stage_agent
 from mara_chem.rl.agent_update import AgentUpdate
 from mara_chem.rl.augmentation import AugmentedMemory
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME, rng_state, save_checkpoint, set_rng_state
+from mara_chem.rl.loop_state import LoopState
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
-from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, recover_torn_line
+from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog
 from mara_chem.rl.replay import ReplayMemory
-from mara_chem.rl.resume import RunDirError, RunFolder
+from mara_chem.rl.run_session import RunDirError, RunSession
 from mara_chem.rl.step_samples import StepSamples, first_occurrences
 from mara_chem.rl.strategies import build_strategy
 from mara_chem.rl.summary import (
@@ -58,8 +58,6 @@ from mara_chem.rl.summary import (
     progress_line,
     stage_summary,
 )
-from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock
-from mara_chem.run_folder.run_record import Change, describe, write_run_record
 from mara_chem.scoring.scorer import Scorer
 
 log = logging.getLogger(__name__)
@@ -123,22 +121,9 @@ class StagedLearning:
             raise RunDirError(str(exc)) from None
         self.endpoints = endpoint_union(config.stage)
         self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
-        self.folder = RunFolder(config, self.oracle_log)
-        changes = [] if overwrite else self.folder.resume_changes()
         self._build()
-        state = None if overwrite else self.folder.checked_state(self._file_digests)
-        self.folder.check_no_foreign_summaries(overwrite)
-        # --- every check passed: take the folder, then write ------------------------------------------------
-        self._lock = RunLock(self.run_dir)
-        try:
-            self._lock.acquire()
-        except RunFolderBusy as exc:
-            raise RunDirError(str(exc)) from None
-        try:
-            self._open_run_dir(overwrite, changes, state)
-        except BaseException:
-            self._lock.release()
-            raise
+        self.session = RunSession(config, self.oracle_log, self._say, quiet)
+        self.session.open(overwrite, self._file_digests, restore=self._restore)
 
     # --- set-up: every check first, then the first write ------------------------------------------------
     def _build(self) -> None:
@@ -168,95 +153,50 @@ class StagedLearning:
         self.augmentation = AugmentedMemory(p.augmentation_rounds, p.selective_memory_purge, self.agent, self.prior,
                                             self.strategy, self.optimizer, self.rng, self.update.prior_sample_logp
                                             ) if p.augmentation_rounds else None
-        self.history: list[StepRecord] = []
-        self.global_step = 0
-        self.stage_index = -1  # the stage in progress (or last finished); -1 before the first
-        self.stage_step = 0
-        self.stage_finished = False
-        self.stop_reason = "max_steps"
+        self.state = LoopState()
         self.filter: DiversityFilter | None = None
-        self.filter_stage: int | None = None  # the stage whose filter settings built self.filter
         self.memory = self._new_memory()
         self.hits = HitTracker(p.hit_threshold)
         self.tensorboard = TensorBoardScalars(self.config.tb_logdir)
         self._stop_signal: str | None = None
 
-    def _open_run_dir(self, overwrite: bool, changes: list[Change], state: dict[str, Any] | None) -> None:
-        """The first writes: clear (overwrite), record run.json, repair the log, restore the checkpoint."""
-        config = self.config
-        if overwrite:
-            self.folder.clear()
-        if config.json_out_config:  # after every check: a refused resume leaves nothing behind (issue 23, item 3)
-            out = Path(config.json_out_config)
-            out.parent.mkdir(parents=True, exist_ok=True)
-            write_text_atomic(out, config.model_dump_json(indent=2) + "\n")
-        write_run_record(self.run_dir, config.model_dump(mode="json"), changes,
-                         state["global_step"] if state else 0)
-        if changes:
-            self._say(f"resuming with changes to the run file: {describe(changes)}")
-        added = self.oracle_log.extend_columns()
-        if added:
-            self._say(f"{LOG_NAME}: columns added for the new stages' endpoints {', '.join(added)}")
-        self._repair_oracle_log()
-        if state is not None:
-            self._restore(state)
-        elif self.oracle_log.read():
-            self._restart_from_log()
-
-    def _repair_oracle_log(self) -> None:
-        torn = self.oracle_log.cut_torn_line()
-        if torn is not None:
-            stages = self.config.stage
-            message = recover_torn_line(self.oracle_log, torn, lambda stage: Scorer(stages[stage - 1].scoring))
-            if self.quiet:
-                log.warning("repaired %s", message)
-            self._say(f"repaired {message}")
-
     def _new_memory(self) -> ReplayMemory | None:
         inc = self.config.inception
         return ReplayMemory(inc.memory_size, inc.sample_size, inc.deduplicate) if inc and inc.memory_size else None
 
+    def _parts(self) -> dict[str, Any]:
+        """What a checkpoint saves by its own ``state_dict`` and restores by ``load_state_dict``."""
+        return {"agent": self.agent.network, "optimizer": self.optimizer, "strategy": self.strategy,
+                "outcomes": self.update.inputs}
+
     def _restore(self, state: dict[str, Any]) -> None:
-        self.agent.network.load_state_dict(state["agent"])
-        self.optimizer.load_state_dict(state["optimizer"])
-        self.strategy.load_state_dict(state["strategy"])
-        self.global_step, self.stage_index = state["global_step"], state["stage_index"]
-        self.stage_step = state["stage_step"]
-        self.stage_finished, self.stop_reason = state["stage_finished"], state["stop_reason"]
+        for name, part in self._parts().items():
+            part.load_state_dict(state[name])
+        self.state = LoopState.from_checkpoint(state)
         if state["filter"] is not None:
-            self.filter_stage = state["filter_stage"]
-            self.filter = build_filter(self.config.filter_for(self.config.stage[self.filter_stage]))
+            self.filter = build_filter(self.config.filter_for(self.config.stage[self.state.filter_stage]))
             self.filter.load_state_dict(state["filter"])
         if self.memory is not None and state["memory"] is not None:
             self.memory.load_state_dict(state["memory"])
         self.hits = HitTracker.from_state_dict(state["hits"])
-        self.update.inputs.load_state_dict(state["outcomes"])
-        self.history = [StepRecord(**r) for r in state["history"]]
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
-        stage_summary(self.config, self.stage_index).truncate_after(self.global_step)
-        self._say(f"resuming {self.run_dir} at stage {self.stage_index + 1}, step {self.global_step}")
-
-    def _restart_from_log(self) -> None:
-        """No checkpoint yet (killed before the first): start again; logged calls come from the log, unpaid."""
-        for index in range(len(self.config.stage)):
-            stage_summary(self.config, index).truncate_after(0)
-        self._say(f"{self.run_dir} has an oracle log but no checkpoint yet: starting again from step 0; "
-                  f"the {len(self.oracle_log.read())} calls in {LOG_NAME} are reused, not paid again")
+        stage_summary(self.config, self.state.stage_index).truncate_after(self.state.global_step)
+        self._say(f"resuming {self.run_dir} at stage {self.state.stage_index + 1}, step {self.state.global_step}")
 
     def _checkpoint(self) -> None:
         save_checkpoint(self.run_dir / CHECKPOINT_NAME, {
-            "agent": self.agent.network.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
-            "strategy": self.strategy.state_dict(),
-            "global_step": self.global_step, "stage_index": self.stage_index, "stage_step": self.stage_step,
-            "stage_finished": self.stage_finished, "stop_reason": self.stop_reason,
-            "filter": self.filter.state_dict() if self.filter else None, "filter_stage": self.filter_stage,
+            **{name: part.state_dict() for name, part in self._parts().items()},
+            **self.state.to_checkpoint(),
+            "filter": self.filter.state_dict() if self.filter else None,
             "memory": self.memory.state_dict() if self.memory else None,
-            "hits": self.hits.state_dict(), "history": [asdict(r) for r in self.history],
-            "outcomes": self.update.inputs.state_dict(),
+            "hits": self.hits.state_dict(),
             "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._file_digests,
         })
+
+    @property
+    def history(self) -> list[StepRecord]:
+        return self.state.history
 
     # --- the run ------------------------------------------------------------------------------------------
     def run(self, stop_on_signals: bool = False) -> RunResult:
@@ -265,34 +205,34 @@ class StagedLearning:
         try:
             with _signals_handled_by(self._on_stop_signal, stop_on_signals):
                 for index, stage in enumerate(self.config.stage):
-                    if index < self.stage_index or (index == self.stage_index and self.stage_finished
-                                                    and self.stop_reason == "max_score"):
+                    if index < self.state.stage_index or (index == self.state.stage_index and self.state.stage_finished
+                                                    and self.state.stop_reason == "max_score"):
                         continue
-                    if index > self.stage_index:
+                    if index > self.state.stage_index:
                         self._start_stage(index, stage)
-                    self.stop_reason = self._run_stage(index, stage)
-                    if self._stop_signal or self.stop_reason == VALIDITY_COLLAPSED:
+                    self.state.stop_reason = self._run_stage(index, stage)
+                    if self._stop_signal or self.state.stop_reason == VALIDITY_COLLAPSED:
                         break
         finally:
             self.tensorboard.close()
-            self._lock.release()
+            self.session.release()
         calls = len(self.oracle_log.read())
-        return RunResult(self.run_dir, self.global_step, calls, len(self.hits.hits), len(self.hits.scaffolds),
-                         self.stop_reason, self._stop_signal)
+        return RunResult(self.run_dir, self.state.global_step, calls, len(self.hits.hits), len(self.hits.scaffolds),
+                         self.state.stop_reason, self._stop_signal)
 
     def _on_stop_signal(self, name: str) -> None:
         """First SIGINT/SIGTERM: finish the step, checkpoint, stop. A second one stops at once."""
         if self._stop_signal:
-            raise RunInterrupted(name, self.global_step)
+            raise RunInterrupted(name, self.state.global_step)
         self._stop_signal = name
         self._say(f"{name}: stopping at the end of the current step (send it again to stop at once)")
 
     def _start_stage(self, index: int, stage: Stage) -> None:
         """A new stage: fresh step count, and (purge_memories) a new diversity filter and replay memory."""
-        self.stage_index, self.stage_step, self.stage_finished = index, 0, False
+        self.state.stage_index, self.state.stage_step, self.state.stage_finished = index, 0, False
         if self.config.parameters.purge_memories or self.filter is None:
             self.filter = build_filter(self.config.filter_for(stage))
-            self.filter_stage = index
+            self.state.filter_stage = index
             if self.memory is not None and index > 0:
                 self.memory = self._new_memory()
 
@@ -304,7 +244,7 @@ class StagedLearning:
         reason = "max_steps"
         invalid_steps = 0  # consecutive steps without one valid SMILES
         try:
-            while self.stage_step < stage.max_steps and not self._stop_signal:
+            while self.state.stage_step < stage.max_steps and not self._stop_signal:
                 if oracle.exhausted:
                     break
                 record = self._step(stage, oracle, summary)
@@ -317,10 +257,10 @@ class StagedLearning:
                     self._say(f"stage {index + 1}: no valid SMILES in {invalid_steps} steps in a row: the agent has "
                               "collapsed (learning rate too high?); stopping")
                     break
-                if self.global_step % self.config.parameters.checkpoint_every == 0:
+                if self.state.global_step % self.config.parameters.checkpoint_every == 0:
                     self._checkpoint()
                 # REINVENT's SimpleTerminator: its 0-based step index must exceed min_steps (min_steps + 2 steps)
-                if (stage.max_score is not None and self.stage_step - 1 > (stage.min_steps or 0)
+                if (stage.max_score is not None and self.state.stage_step - 1 > (stage.min_steps or 0)
                         and record.mean_score >= stage.max_score):
                     reason = "max_score"
                     break
@@ -331,13 +271,13 @@ class StagedLearning:
         if self._stop_signal:
             self._checkpoint()
             return "interrupted"
-        self.stage_finished = True
-        self.stop_reason = reason
+        self.state.stage_finished = True
+        self.state.stop_reason = reason
         self._checkpoint()
-        agent_path = write_stage_agent(self.agent, self.config, index, step=self.global_step, stage_steps=self.stage_step,
+        agent_path = write_stage_agent(self.agent, self.config, index, step=self.state.global_step, stage_steps=self.state.stage_step,
                                        oracle_calls=oracle.calls, stop_reason=reason,
                                        prior_digest=self._file_digests["prior"])
-        self._say(f"stage {index + 1} finished ({reason}): {oracle.calls} oracle calls, {self.stage_step} steps; "
+        self._say(f"stage {index + 1} finished ({reason}): {oracle.calls} oracle calls, {self.state.stage_step} steps; "
                   f"agent written to {agent_path}")
         return reason
 
@@ -348,7 +288,7 @@ class StagedLearning:
                                                              with_log_likelihood=self.update.fused_likelihood))
         t_oracle = time.perf_counter()
         mols = ParsedMolecules()  # each new molecule parsed once: for the scorer, then for its scaffold
-        samples.take_scores(oracle.score(samples.valid_smiles, self.global_step + 1, mols))
+        samples.take_scores(oracle.score(samples.valid_smiles, self.state.global_step + 1, mols))
         oracle_seconds = time.perf_counter() - t_oracle
         samples.scaffolds = self._scaffolds(samples, mols, every_row="Scaffold" in summary.columns)
         self._filter(samples)
@@ -358,29 +298,29 @@ class StagedLearning:
             self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
         if self.augmentation is not None:  # augmented memory: more updates on random SMILES, no oracle call
             self.augmentation(self.update.last, self.memory, samples.penalised)
-        self.stage_step += 1
-        self.global_step += 1
+        self.state.stage_step += 1
+        self.state.global_step += 1
         for c in dict.fromkeys(c for c in samples.canonical if c and c in samples.scored):
             self.hits.update(c, samples.scored[c].total, samples.scaffolds.get(c))
         elapsed = time.perf_counter() - t0
         record = StepRecord(
-            stage=self.stage_index + 1, step=self.global_step, calls_used=oracle.calls, budget=oracle.budget,
+            stage=self.state.stage_index + 1, step=self.state.global_step, calls_used=oracle.calls, budget=oracle.budget,
             valid_fraction=float(np.mean([c is not None for c in samples.canonical])),
             duplicate_fraction=float(np.mean(samples.duplicate)), mean_score=mean_scored(samples),
             best_score=self.hits.best, hits=len(self.hits.hits), hit_scaffolds=len(self.hits.scaffolds),
             loss=loss, seconds=elapsed, non_oracle_seconds=elapsed - oracle_seconds,
         )
-        self.history.append(record)
-        summary.append_step(samples, self.global_step)
+        self.state.history.append(record)
+        summary.append_step(samples, self.state.global_step)
         self.tensorboard.add(record)
-        if not self.quiet and (self.global_step % self.progress_every == 0):
+        if not self.quiet and (self.state.global_step % self.progress_every == 0):
             self._say(progress_line(record, self.hits.threshold))
         return record
 
     def _filter(self, samples: StepSamples) -> None:
         """The scores the strategy learns from (``filtered``) and the rows it learns from (``in_update``)."""
         scores = np.nan_to_num(samples.totals, nan=0.0)
-        filtered = self.filter.apply(samples.scored_canonical, scores, self.global_step) if self.filter else scores
+        filtered = self.filter.apply(samples.scored_canonical, scores, self.state.global_step) if self.filter else scores
         samples.penalised = [c for c, s, f in zip(samples.canonical, scores, filtered) if c and f < s]
         if self.strategy.zero_batch_duplicates:  # REINVENT zeroes in-batch duplicates; IPS counts them instead
             filtered = np.where(samples.duplicate, 0.0, filtered)

@@ -1,4 +1,5 @@
-"""A staged-learning run folder before the run takes it: the resume checks (read-only) and the overwrite.
+"""A staged-learning run folder before the run takes it: the resume checks (read-only) and the overwrite, which
+:class:`~mara_chem.rl.run_session.RunSession` runs in their order.
 
 (The folder's file formats live in :mod:`mara_chem.run_folder`; these checks need the run file's model, so they
 live on the ``rl`` floor.)
@@ -36,7 +37,7 @@ class RunDirError(RuntimeError):
     """The run folder cannot be used as asked (changed run, busy, unreadable checkpoint); nothing was written."""
 
 
-class RunFolder:
+class ResumeChecks:
     """The folder of one run (``config.run_dir``) and its oracle log, as a resume finds them."""
 
     def __init__(self, config: RunConfig, oracle_log: OracleLog) -> None:

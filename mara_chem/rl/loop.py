@@ -76,7 +76,7 @@ class RunInterrupted(BaseException):
 
     A BaseException, like KeyboardInterrupt, so that no ``except Exception`` on the way (a scoring component's
     per-molecule guard, guacamol's own scoring function) can turn it into that molecule's failed score, which
-    the log would keep as a paid call (issue 23, item 1)."""
+    the log would keep as a paid call."""
 
     def __init__(self, signal_name: str, step: int):
         super().__init__(f"stopped by {signal_name} during step {step + 1}")
@@ -186,7 +186,7 @@ class StagedLearning:
         config = self.config
         if overwrite:
             self.folder.clear()
-        if config.json_out_config:  # after every check: a refused resume leaves nothing behind (issue 23, item 3)
+        if config.json_out_config:  # after every check: a refused resume leaves nothing behind
             out = Path(config.json_out_config)
             out.parent.mkdir(parents=True, exist_ok=True)
             write_text_atomic(out, config.model_dump_json(indent=2) + "\n")

@@ -51,7 +51,7 @@ def test_readme_is_a_short_page_whose_links_resolve():
     assert not missing, f"README links to missing files: {missing}"
 
 
-PROCESS_WORDS = re.compile(r"session [0-9]|these sessions|issue [0-9]|this branch|main at [0-9a-f]", re.I)
+PROCESS_WORDS = re.compile(r"session [0-9]|these sessions|issue[- ]#?[0-9]|this branch|main at [0-9a-f]", re.I)
 
 
 def test_docs_and_code_speak_of_what_things_are_not_of_how_they_were_made():

@@ -18,6 +18,15 @@ DOC = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
 MAP = DOC[DOC.index("## Where to add what"):DOC.index("## Data flow of a run")]
 
 
+def test_the_families_paragraph_names_every_family_and_no_other():
+    """The "Plugin families" paragraph lists the families before "are each a *family*": as many as FAMILIES holds."""
+    section = DOC[DOC.index("## Plugin families"):DOC.index("## Where to add what")]
+    listed = " ".join(section[:section.index("are each a *family*")].split())
+    listed = re.sub(r"\([^)]*\)", "", listed)  # drop the parenthesised glosses
+    names = [n.strip() for n in re.split(r",| and ", listed) if n.strip()]
+    assert len(names) == len(FAMILIES), f"docs/architecture.md lists {names}; the registries are {sorted(FAMILIES)}"
+
+
 def test_every_file_the_map_names_exists():
     named = [p for p in re.findall(r"`([^`\s]+)`", MAP) if "/" in p]
     assert len(named) > 15

@@ -35,7 +35,7 @@ from mara_chem.metrics.diversity import fingerprints, mean_pairwise_distance_fps
 from mara_chem.run_folder.oracle_log import read_oracle_log  # noqa: E402
 from mara_chem.metrics.yield_ob import hits  # noqa: E402
 
-#: published sums of the mean AUC top-10 over the 20 PMO objectives that run offline (issue 19's anchors)
+#: published sums of the mean AUC top-10 over the 20 PMO objectives that run offline (the anchors the table is read against)
 PUBLISHED = [
     ("REINVENT (PMO paper)", 11.59, "Gao et al. 2022, as reprinted in f-RAG's Table 1"),
     ("Graph GA (PMO paper)", 11.44, "same"),

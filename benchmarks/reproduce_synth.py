@@ -36,7 +36,7 @@ PROTOCOLS = {  # name: (run file whose scoring is used, budget, description)
     "ALL-AMIDE": ("all_amide_clpp_mara.toml", 5_000, "as SYNTH, every route reaction an amide coupling"),
 }
 DOCKING_S_PER_LIGAND = 3.6  # per core, exhaustiveness 1, ClpP box (configs/synth_clpp_*.toml)
-RETRO_S_PER_MOLECULE = 2.0  # per core; see the README's validation table for the measured distribution
+RETRO_S_PER_MOLECULE = 2.0  # per core; see docs/oracles.md, "Retrosynthesis", for the measured distribution
 THRESHOLDS = (0.7, 0.8)  # lenient, strict (the papers' hit threshold)
 
 

@@ -1,4 +1,6 @@
-"""Registers the sub-commands that live next to their own code (rl, metrics, report)."""
+"""Registers the sub-commands that live next to their own code: ``run``/``validate`` and the run modes
+(``runmodes``), ``metrics``, ``report``, ``plugins``, and the REINVENT commands (``reinvent``). A module that is
+not installed is left out; a dependency missing inside one is raised."""
 
 from __future__ import annotations
 

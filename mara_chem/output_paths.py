@@ -2,7 +2,7 @@
 
 A run that finds out at its first write that an output path is a directory, lies under a file, or is one of
 its own inputs has already paid for oracle calls (or destroyed the input); these checks run in the preflight
-of every run mode and say which key is wrong, in one line each (issue 23, items 3, 9 and 10).
+of every run mode and say which key is wrong, in one line each.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 A :class:`Registry` maps names to implementations (classes, or plain objects for data-like families). It is
 filled from two sources, both on demand, so no caller has to import the right module first:
 
-* **built-ins** register themselves when their module is imported (``__init_subclass__`` of the family's base
-  class calls :meth:`Registry.add`); the registry imports that module (``builtins``) on its first lookup;
+* **built-ins** register themselves when their module is imported (the family's base class derives from
+  :class:`Registered`, whose ``__init_subclass__`` calls :meth:`Registry.add`); the registry imports that module (``builtins``) on its first lookup;
 * **third-party plugins** are Python entry points in the family's group (e.g. ``mara_chem.components``). Their
   names are listed from package metadata without importing anything; a plugin is imported on its first
   lookup, and one that fails to import raises :class:`PluginError` naming the plugin, its entry point and
@@ -19,7 +19,7 @@ import importlib
 import warnings
 from collections.abc import Iterator
 from importlib import metadata
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -135,6 +135,32 @@ class Registry(Generic[T]):
 
     def __repr__(self) -> str:
         return f"Registry({self.family!r}, group={self.group!r})"
+
+
+class Registered:
+    """The registration hook every plugin family's base class shares: a subclass that sets its own class-level
+    ``name`` registers itself (and its own ``aliases``) in the base's ``plugin_registry`` when it is defined.
+
+    A subclass without its own ``name`` (a shared intermediate base) is not a new member. A family that checks
+    more at registration (a strategy's options model must declare its name) overrides ``_check_registration``.
+    """
+
+    plugin_registry: ClassVar[Registry[Any]]
+    name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("name")
+        if not name:
+            return
+        cls._check_registration()
+        for key in (name, *cls.__dict__.get("aliases", ())):
+            cls.plugin_registry.add(key, cls)
+
+    @classmethod
+    def _check_registration(cls) -> None:
+        """Raise TypeError when the class may not be registered under its ``name``; by default anything may."""
 
 
 def _module(item: Any) -> str:

@@ -2,7 +2,7 @@
 # Train the full-size prior (3 x 512 LSTM, REINVENT 4 defaults) on a lent GPU machine in one call.
 #
 # The GPU machine has torch, numpy and tqdm but no RDKit and no internet, so two ignored folders travel
-# with the call (prepare them here first, see priors/README or the issue-2 note):
+# with the call (prepare them here first; priors/moses-gru-2x256.md has the training record):
 #   data/  <- `mara-chem data moses` (MOSES train, 10 MB)
 #   .whl/  <- the RDKit wheel for CPython 3.12 (pip download --no-deps --only-binary=:all: ...)
 # Device call:  run(command="bash scripts/device_full_prior.sh", carry=["data", ".whl"], timeout_s=600)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15 in one device call (<= 10 min): full-size prior, sampling throughput, RL step time GPU vs CPU,
+# The GPU measurements in one device call (<= 10 min): full-size prior, sampling throughput, RL step time GPU vs CPU,
 # a 10,000-call benchmark run on the GPU, docking scaling on the machine's cores.
 #
 # Prepare here:   bash scripts/device_wheels.sh          (.whl/: RDKit, pydantic, Vina, Meeko for cp312; ClpP receptor)

@@ -4,7 +4,7 @@
 #   scripts/setup_venv.sh test   plus the extras the test suite exercises: docking, ray, retro, tensorboard, peers, test
 # Safe to run twice: a stamp keyed on the mode and pyproject.toml skips the install when nothing changed.
 # A GPU host that already has torch in .venv keeps it. TORCH_SPEC overrides the torch requirement.
-# The GPL protonation tools (extra "gpl-protonation") are never installed here; see README "Licences".
+# The GPL protonation tools (extra "gpl-protonation") are never installed here; see docs/installing.md, "Licences".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODE="${1:-test}"

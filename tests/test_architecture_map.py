@@ -18,6 +18,15 @@ DOC = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
 MAP = DOC[DOC.index("## Where to add what"):DOC.index("## Data flow of a run")]
 
 
+def test_the_families_paragraph_names_every_family_and_no_other():
+    """The "Plugin families" paragraph lists the families before "are each a *family*": as many as FAMILIES holds."""
+    section = DOC[DOC.index("## Plugin families"):DOC.index("## Where to add what")]
+    listed = " ".join(section[:section.index("are each a *family*")].split())
+    listed = re.sub(r"\([^)]*\)", "", listed)  # drop the parenthesised glosses
+    names = [n.strip() for n in re.split(r",| and ", listed) if n.strip()]
+    assert len(names) == len(FAMILIES), f"docs/architecture.md lists {names}; the registries are {sorted(FAMILIES)}"
+
+
 def test_every_file_the_map_names_exists():
     named = [p for p in re.findall(r"`([^`\s]+)`", MAP) if "/" in p]
     assert len(named) > 15
@@ -61,7 +70,7 @@ def test_every_module_of_a_built_ins_package_is_imported_by_it(family):
         f"{package}/__init__.py does not import {sorted(modules - _imported_submodules(package))}")
 
 
-def test_every_run_type_has_one_record_and_the_command_line_never_switches_on_it():
+def test_every_run_type_has_one_record_and_neither_the_command_line_nor_the_preflight_switches_on_it():
     from mara_chem.runmodes.config import RUN_TYPES, AnyRunConfig
     from mara_chem.runmodes.modes import RUN_MODES
 
@@ -69,7 +78,7 @@ def test_every_run_type_has_one_record_and_the_command_line_never_switches_on_it
     tags = {typing.get_args(model.model_fields["run_type"].annotation)[0] for model in union}
     assert set(RUN_MODES) == set(RUN_TYPES) == tags
     assert all(mode.run_type == run_type for run_type, mode in RUN_MODES.items())
-    for path in ("mara_chem/runmodes/cli.py", "mara_chem/runmodes/modes.py"):
+    for path in ("mara_chem/runmodes/cli.py", "mara_chem/runmodes/modes.py", "mara_chem/runmodes/preflight.py"):
         for node in ast.walk(ast.parse((REPO / path).read_text(encoding="utf-8"))):
             if isinstance(node, ast.Compare):
                 names = [n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)]

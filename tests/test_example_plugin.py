@@ -2,7 +2,7 @@
 and used from a separate interpreter: it must pass its families' contract suites (its strategy fed the same
 batch by mara-chem's loop and by REINVENT's) and run a real `mara-chem run`.
 
-A separate interpreter keeps the plugin out of this session's registries (other tests pin the built-in names).
+A separate interpreter keeps the plugin out of this test process's registries (other tests pin the built-in names).
 """
 
 from __future__ import annotations

@@ -118,7 +118,7 @@ def test_converted_prior_gives_reinvent_the_priors_own_likelihoods(reinvent_run:
         adapter, _, _ = create_adapter(str(path), "inference", torch.device("cpu"))
         with torch.no_grad():
             gaps[name] = (-adapter.model.likelihood_smiles(smiles).float() - own).abs()
-    # not exact: the fitted $ embedding leaves a few end states whose padding still costs nats (README)
+    # not exact: the fitted $ embedding leaves a few end states whose padding still costs nats (docs/measurements.md, "Side by side with REINVENT 4.8")
     assert float((gaps["peer"] < 0.5).float().mean()) >= 0.9 and float(gaps["peer"].mean()) < 0.5
     assert float(gaps["plain"].mean()) > 5.0 and float((gaps["plain"] < 0.5).float().mean()) < 0.5
 

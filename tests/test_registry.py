@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mara_chem.registry import PluginError, Registry
+from mara_chem.registry import PluginError, Registered, Registry
 
 REPO = Path(__file__).resolve().parents[1]
 GROUP = "mara_chem_test.widgets"
@@ -177,3 +177,34 @@ def test_transforms_aggregators_strategies_networks_filters_executors_need_their
             build()
     first = type("First", (Aggregator,), {"_combine": lambda self, v, w: v[:, 0]})()
     assert np.isnan(first(np.array([[np.nan, np.nan]]), np.ones(2))).all()  # the base class owns "no endpoint"
+
+
+def test_the_registration_mixin_adds_a_class_by_its_own_name_and_aliases_only():
+    table: Registry[type] = Registry("gadget", None, None)
+
+    class Gadget(Registered):
+        plugin_registry = table
+
+    class Shared(Gadget):  # no name of its own: an intermediate base, not a member
+        aliases = ("never",)
+
+    class Lamp(Shared):
+        name = "lamp"
+        aliases = ("light", "Torch")
+
+    class BrightLamp(Lamp):  # inherits Lamp's name and aliases: registered only under its own name
+        name = "bright_lamp"
+
+    assert table.names() == ["bright_lamp", "lamp", "light", "torch"]
+    assert table.get("TORCH") is Lamp and table.get("bright_lamp") is BrightLamp
+
+    class Picky(Gadget):
+        @classmethod
+        def _check_registration(cls) -> None:
+            if not cls.name.islower():
+                raise TypeError(f"{cls.__name__}: names are lower case")
+
+    with pytest.raises(TypeError, match="Loud: names are lower case"):
+        class Loud(Picky):
+            name = "LOUD"
+    assert "loud" not in table.names()

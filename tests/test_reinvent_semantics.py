@@ -1,5 +1,5 @@
-"""`mara-chem run` on a REINVENT 4.8 run file: one test per row of the README table "Running REINVENT files in
-mara-chem". Where REINVENT 4.8 is installed, the same file also runs in REINVENT (through `mara-chem
+"""`mara-chem run` on a REINVENT 4.8 run file: one test per row of the table "Running REINVENT files in
+mara-chem" in docs/run-files.md. Where REINVENT 4.8 is installed, the same file also runs in REINVENT (through `mara-chem
 reinvent`, REINVENT's own loop and its own DAP) and the row's claim about REINVENT is checked there too."""
 
 from __future__ import annotations

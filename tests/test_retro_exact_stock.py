@@ -25,7 +25,7 @@ from mara_chem.scoring.retro.stock import BloomStock  # noqa: E402
 from syntheseus.interface.molecule import Molecule  # noqa: E402
 
 #: molecules molbloom's bundled filter says are in stock that no catalogue sells: the nitro precursor of
-#: saxitoxin and carbamic acid (issue 22's 2-step saxitoxin), a seco-acid of quinine a template made up
+#: saxitoxin and carbamic acid (the leaves of a 2-step saxitoxin route a review found), a seco-acid of quinine a template made up
 BLOOM_FALSE_POSITIVES = ("N=C1N[C@H]2[C@H](CO)N=C([N+](=O)[O-])N3CCC(O)(O)[C@]23N1", "NC(=O)O",
                          "C=C[C@H]1CNCC[C@H]1C[C@H](O)[C@H](O)C(=O)O")
 # what the issue found accepted as building blocks: refused by the sanity checks under either setting

@@ -247,7 +247,7 @@ def test_building_blocks_must_be_sane_molecules():
     assert "isotope" in building_block_problem(mol("[13CH3]O"))
     assert building_block_problem(mol("CI(C)C")) == "I with valence 3"  # hypervalent iodine, RDKit-valid
     assert building_block_problem(mol("O=[N+]([O-])c1ccc(C(=O)O)cc1")) is None
-    saxitoxin_cyanate = "N#COC[C@@H]1N=C(N)N2CCC(O)(O)[C@@]23NC(=N)N[C@@H]13"  # issue 22's 1-step saxitoxin
+    saxitoxin_cyanate = "N#COC[C@@H]1N=C(N)N2CCC(O)(O)[C@@]23NC(=N)N[C@@H]13"  # the 1-step saxitoxin route a review found
     assert "cyanate ester" in building_block_problem(mol(saxitoxin_cyanate))
     assert building_block_problem(mol("C(=NC1CCCCC1)=NC1CCCCC1")) is None  # DCC, a reagent, stays
     stock = BloomStock()  # the racemate and the stereo forms of 2-(aminomethyl)piperidine are all 'in stock'

@@ -9,7 +9,7 @@ every molecule under ``reactions = "amide_only"`` and ``"any"``, each with ``sto
 (molbloom hits count alone) and ``"exact"`` (only the exact tier: Enamine building blocks, common reagents),
 with the component's other defaults, and writes ``results.csv`` (one row per molecule, variant and
 confirmation), ``routes.md`` (every route, Bloom-only building blocks marked) and ``results.md`` (the
-README's table). Each (confirmation, variant) pass is kept under ``parts/`` as it finishes and is not
+table of docs/oracles.md, "Retrosynthesis"). Each (confirmation, variant) pass is kept under ``parts/`` as it finishes and is not
 searched again (delete the folder to start over), so a stopped run resumes; molecules a pass lost to a dead
 worker or the executor's hard timeout are searched again on the next start. Times are each molecule's CPU
 seconds in its worker (the one-core cost, independent of the machine's load); the limit is the iteration

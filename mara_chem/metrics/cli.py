@@ -45,8 +45,7 @@ def add_fingerprint_args(parser: argparse.ArgumentParser) -> None:
 
 
 def options_from_args(args: argparse.Namespace):
-    from mara_chem.metrics.compute import MetricOptions
-    from mara_chem.metrics.diversity import FINGERPRINT_PRESETS, FingerprintSpec
+    from mara_chem.metrics.options import FINGERPRINT_PRESETS, FingerprintSpec, MetricOptions
 
     preset = FINGERPRINT_PRESETS[args.fingerprint]
     spec = FingerprintSpec(preset.radius if args.radius is None else args.radius,

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from rdkit.DataStructs import ExplicitBitVect
 
 from mara_chem.metrics import metric
-from mara_chem.metrics.diversity import CIRCLE_DISTANCE, FingerprintSpec, fingerprints
+from mara_chem.metrics.diversity import fingerprints
+from mara_chem.metrics.options import MetricOptions
 from mara_chem.metrics.yield_ob import hits
 from mara_chem.run_folder.oracle_log import LogTable, Molecule, read_oracle_log
 from mara_chem.run_folder.run_record import read_run_record
@@ -25,18 +25,6 @@ BASE_CONVENTIONS = {
 def conventions() -> dict[str, str]:
     """Every convention metrics.json states: the base ones, then each declared metric's."""
     return {**BASE_CONVENTIONS, **metric.conventions()}
-
-
-@dataclass(frozen=True)
-class MetricOptions:
-    """Knobs with the defaults of docs/metrics.md."""
-
-    n: int = 100
-    fingerprint: FingerprintSpec = FingerprintSpec()
-    circle_distance: float = CIRCLE_DISTANCE
-    seed: int | None = None  # #Circles visiting order: None = discovery order, else a random order
-    auc_k: int = 10
-    auc_freq: int = 100
 
 
 def resolve_budget(run_dir: str | Path, budget: int | None, log: LogTable) -> tuple[int, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from rdkit import DataStructs
@@ -11,31 +10,7 @@ from rdkit.DataStructs import ExplicitBitVect
 
 from mara_chem.chem.fingerprints import morgan_fingerprint
 from mara_chem.metrics.metric import Column, Hits, threshold_metrics
-
-CIRCLE_DISTANCE = 0.75
-
-
-@dataclass(frozen=True)
-class FingerprintSpec:
-    """The fingerprint every diversity number uses; stated in metrics.json and the report."""
-
-    radius: int = 2
-    n_bits: int = 2048
-
-    def describe(self) -> str:
-        return f"RDKit Morgan (rdFingerprintGenerator), radius {self.radius}, {self.n_bits} bits, Tanimoto"
-
-    def as_dict(self) -> dict[str, object]:
-        return {"type": "morgan", "radius": self.radius, "n_bits": self.n_bits, "description": self.describe()}
-
-
-#: named fingerprint settings; ``moses`` is MOSES's IntDiv fingerprint (Morgan r = 2 folded to 1,024 bits,
-#: ``moses.metrics.utils.fingerprints``), so IntDiv1 can be set beside published MOSES tables
-FINGERPRINT_PRESETS: dict[str, FingerprintSpec] = {
-    "default": FingerprintSpec(radius=2, n_bits=2048),
-    "moses": FingerprintSpec(radius=2, n_bits=1024),
-}
-
+from mara_chem.metrics.options import CIRCLE_DISTANCE, FINGERPRINT_PRESETS, FingerprintSpec
 
 def fingerprints(smiles: Sequence[str], spec: FingerprintSpec = FingerprintSpec()) -> list[ExplicitBitVect]:
     """Fingerprints, one per SMILES; hits are valid by construction, so an invalid SMILES is an error."""

@@ -17,10 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mara_chem.metrics.options import MetricOptions
+
 if TYPE_CHECKING:
     from rdkit.DataStructs import ExplicitBitVect
 
-    from mara_chem.metrics.compute import MetricOptions
     from mara_chem.run_folder.oracle_log import Molecule
 
 #: the modules whose import declares the built-in metrics (in table order: the producers' ``column`` decides)

@@ -14,21 +14,18 @@ import torch
 from torch import nn
 
 from mara_chem.plugins import NETWORKS
+from mara_chem.registry import Registered
 
 
-class SmilesNetwork(nn.Module, metaclass=ABCMeta):
+class SmilesNetwork(Registered, nn.Module, metaclass=ABCMeta):
     """Base of every architecture; ``name`` is what prior files store under ``model_type`` (entry-point group
     ``mara_chem.networks`` for third-party architectures). ``hyperparameters()`` must rebuild the network:
     ``build_network(net.name, **net.hyperparameters())``."""
 
+    plugin_registry = NETWORKS
     name: ClassVar[str]
     #: small hyperparameters (besides ``vocab_size``) the contract suite builds the network with
     example_params: ClassVar[dict[str, Any]] = {}
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("name"):
-            NETWORKS.add(cls.name, cls)
 
     @abstractmethod
     def hyperparameters(self) -> dict[str, Any]:

@@ -61,7 +61,7 @@ def stub_torchvision() -> None:
 
     The adapter never calls this: a process that runs REINVENT where torchvision cannot be installed (the
     benchmarks' peer runs) says so by calling it. The tests use the same stand-in as a package on the path
-    (tests/stand_ins/torchvision, README "mara-chem inside REINVENT 4")."""
+    (tests/stand_ins/torchvision, docs/reinvent.md)."""
     if "torchvision" in sys.modules or importlib.util.find_spec("torchvision") is not None:
         return
     transforms = types.ModuleType("torchvision.transforms")

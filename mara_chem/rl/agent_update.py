@@ -54,7 +54,7 @@ class AgentUpdate:
         else:
             agent_logp = self.agent.sequence_log_likelihood(tokens)
         # batch and replay rows in one prior pass; measured against two passes, the batch rows keep their bits and the
-        # replay rows do not (last bits: MKL picks its kernel by the row count; README, "Throughput of a run")
+        # replay rows do not (last bits: MKL picks its kernel by the row count; docs/measurements.md, "Throughput of a run")
         with torch.no_grad():
             prior_logp = self.prior.sequence_log_likelihood(_stack_padded(tokens, replay_tokens, self.prior.vocabulary.pad_idx))
         n = len(rows)

@@ -218,22 +218,28 @@ def _describe(exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def load_run_config(source: str | Path | dict[str, Any]) -> RunConfig:
-    """Parse and validate a run file (or an already-parsed dict); raises ConfigError with readable lines."""
+def read_run_file(source: str | Path | dict[str, Any]) -> dict[str, Any]:
+    """A run file's TOML as a dict (an already-parsed dict passes through), for every run mode's loader;
+    raises ConfigError naming the file when it is missing, not text or not TOML."""
     if isinstance(source, dict):
-        data = source
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise ConfigError(f"run file {path} {'is not a file' if path.exists() else 'does not exist'}")
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except UnicodeDecodeError:
-            raise ConfigError(f"{path}: not a text file") from None
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        return source
+    path = Path(source)
+    if not path.is_file():
+        raise ConfigError(f"run file {path} {'is not a file' if path.exists() else 'does not exist'}")
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not a text file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+
+
+def load_run_config(source: str | Path | dict[str, Any]) -> RunConfig:
+    """Parse and validate a staged-learning run file (or an already-parsed dict); raises ConfigError with
+    readable lines."""
+    data = read_run_file(source)
     try:
         return RunConfig(**data)
     except ValidationError as exc:

@@ -24,6 +24,7 @@ from rdkit.Chem import rdFingerprintGenerator
 
 from mara_chem.chem.smiles import murcko_scaffold, to_mol
 from mara_chem.plugins import FILTERS
+from mara_chem.registry import Registered
 
 
 class FilterParams(BaseModel):
@@ -43,20 +44,16 @@ class ReinventFilterParams(FilterParams):
     penalty_multiplier: float = Field(0.5, ge=0.0, le=1.0, allow_inf_nan=False, description="PenalizeSameSmiles")
 
 
-class DiversityFilter(ABC):
+class DiversityFilter(Registered, ABC):
     """Base of every filter. ``apply`` is the template: it checks the batch, hands ``_filter`` a float copy of
     the scores and checks that one score per molecule comes back; subclasses implement ``_filter``."""
 
+    plugin_registry = FILTERS
     name: ClassVar[str] = ""
     #: the model of this filter's ``[diversity_filter]`` table (a ``FilterParams``)
     Params: ClassVar[type[FilterParams]] = ReinventFilterParams
     #: the config (``[diversity_filter]`` table, without ``type``) the contract suite builds the filter with
     example_params: ClassVar[dict[str, Any]] = {}
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("name"):
-            FILTERS.add(cls.name, cls)
 
     def __init__(self, config: FilterParams):
         self.config = config

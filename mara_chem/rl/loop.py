@@ -74,7 +74,7 @@ class RunInterrupted(BaseException):
 
     A BaseException, like KeyboardInterrupt, so that no ``except Exception`` on the way (a scoring component's
     per-molecule guard, guacamol's own scoring function) can turn it into that molecule's failed score, which
-    the log would keep as a paid call (issue 23, item 1)."""
+    the log would keep as a paid call."""
 
     def __init__(self, signal_name: str, step: int):
         super().__init__(f"stopped by {signal_name} during step {step + 1}")

@@ -120,7 +120,7 @@ class ResumeChecks:
 
     def check_no_foreign_summaries(self, overwrite: bool) -> None:
         """A new run (or --overwrite) would write summary files that no recorded run of this folder wrote:
-        refuse rather than append to, or later delete, someone else's file (issue 23, item 9)."""
+        refuse rather than append to, or later delete, someone else's file."""
         if not overwrite and read_run_record(self.path) is not None:
             return
         own = {p.resolve() for p in self._own_summaries()}

@@ -22,7 +22,7 @@ class RunLock:
 
     The lock is held on the run folder itself (an open descriptor of the directory), not on ``run.lock``: a lock
     file deleted by hand while a run is live let a second run in, and a folder cannot vanish under an open
-    descriptor. ``run.lock`` only says who holds the folder (issue 23)."""
+    descriptor. ``run.lock`` only says who holds the folder."""
 
     def __init__(self, run_dir: Path):
         self.path = Path(run_dir) / LOCK_NAME

@@ -6,13 +6,21 @@ mara-chem's own keys are marked. Every section forbids unknown keys, so a misspe
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import Field, TypeAdapter, ValidationError, field_validator
 
-from mara_chem.rl.config import ConfigError, RunConfig, Section, _describe, device_name, seed_field, temperature_field
+from mara_chem.rl.config import (
+    ConfigError,
+    RunConfig,
+    Section,
+    _describe,
+    device_name,
+    read_run_file,
+    seed_field,
+    temperature_field,
+)
 from mara_chem.scoring.spec import ScoringSpec
 
 
@@ -103,24 +111,15 @@ _ADAPTER: TypeAdapter = TypeAdapter(AnyRunConfig)
 def peek_run_type(path: Path) -> str | None:
     """The file's ``run_type`` (None when it cannot be read as TOML; the full loader then says why)."""
     try:
-        value = tomllib.loads(Path(path).read_text(encoding="utf-8")).get("run_type")
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        value = read_run_file(path).get("run_type")
+    except ConfigError:
         return None
     return value if isinstance(value, str) else None
 
 
 def load_any_config(source: str | Path | dict[str, Any]):
     """Parse and validate a run file of any mode; raises ConfigError with one line per problem."""
-    if isinstance(source, dict):
-        data = source
-    else:
-        path = Path(source)
-        if not path.is_file():
-            raise ConfigError(f"run file {path} does not exist")
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    data = read_run_file(source)
     run_type = data.get("run_type")
     if run_type not in RUN_TYPES:
         raise ConfigError(f"[run_type] must be one of {', '.join(RUN_TYPES)}; got {run_type!r}")

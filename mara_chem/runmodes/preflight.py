@@ -17,7 +17,7 @@ from mara_chem.rl.preflight import check_device, check_model_file, check_readabl
 
 
 def _model(key: str, name: str, load: bool) -> str | None:
-    path = resources.resolve("priors", Path(name).expanduser())  # a path, or a bundled prior's name
+    path = _resolved(name)
     return check_model_file(key, path) if load else check_torch_file(key, path, "model file")
 
 
@@ -51,25 +51,15 @@ def _molecule_file(key: str, path: str, smiles_column: str) -> str | None:
 
 
 def _resolved(name: str) -> Path:
+    """A model file's path: a path, or a bundled prior's name."""
     return resources.resolve("priors", Path(name).expanduser())
 
 
-def _paths(cfg, run_file: Path | None = None) -> list[str]:  # noqa: ANN001
-    """Outputs writable where they point; none of them an input (``--overwrite`` would delete it first)."""
-    p = cfg.parameters
-    if cfg.run_type == "transfer_learning":
-        inputs = {"parameters.input_model_file": _resolved(p.input_model_file), "parameters.smiles_file": p.smiles_file}
-        if p.validation_smiles_file:
-            inputs["parameters.validation_smiles_file"] = p.validation_smiles_file
-        outputs = {"parameters.output_model_file": p.output_model_file}
-    elif cfg.run_type == "sampling":
-        inputs = {"parameters.model_file": _resolved(p.model_file)}
-        outputs = {"parameters.output_file": p.output_file}
-        if p.sdf_file:
-            outputs["parameters.sdf_file"] = str(p.sdf_file)
-    else:
-        inputs = {"parameters.smiles_file": p.smiles_file}
-        outputs = {"parameters.output_csv": p.output_csv}
+def _paths(cfg, inputs: dict[str, str | Path], outputs: dict[str, str | Path],  # noqa: ANN001
+           run_file: Path | None = None) -> list[str]:
+    """Outputs writable where they point; none of them an input (``--overwrite`` would delete it first). Each
+    mode's check names its own ``inputs`` and ``outputs`` by key; the run file and ``json_out_config`` join here."""
+    inputs, outputs = dict(inputs), dict(outputs)
     if run_file is not None:
         inputs["the run file"] = run_file
     if cfg.json_out_config:
@@ -93,7 +83,11 @@ def _raise_if_any(problems: list[str | None]) -> None:
 def check_transfer_learning(cfg, load_models: bool = True, run_file: Path | None = None) -> None:  # noqa: ANN001
     """Raise ConfigError listing every problem; return quietly when the run can start."""
     p = cfg.parameters
-    problems = [check_device(cfg.device), *_paths(cfg, run_file),
+    inputs = {"parameters.input_model_file": _resolved(p.input_model_file), "parameters.smiles_file": p.smiles_file}
+    if p.validation_smiles_file:
+        inputs["parameters.validation_smiles_file"] = p.validation_smiles_file
+    outputs = {"parameters.output_model_file": p.output_model_file}
+    problems = [check_device(cfg.device), *_paths(cfg, inputs, outputs, run_file),
                 _model("parameters.input_model_file", p.input_model_file, load_models),
                 _smiles_file("parameters.smiles_file", p.smiles_file)]
     if p.validation_smiles_file:
@@ -103,8 +97,13 @@ def check_transfer_learning(cfg, load_models: bool = True, run_file: Path | None
 
 def check_sampling(cfg, load_models: bool = True, run_file: Path | None = None) -> None:  # noqa: ANN001
     """Raise ConfigError listing every problem; return quietly when the run can start."""
-    problems = [check_device(cfg.device), *_paths(cfg, run_file),
-                _model("parameters.model_file", cfg.parameters.model_file, load_models)]
+    p = cfg.parameters
+    outputs = {"parameters.output_file": p.output_file}
+    if p.sdf_file:
+        outputs["parameters.sdf_file"] = str(p.sdf_file)
+    problems = [check_device(cfg.device), *_paths(cfg, {"parameters.model_file": _resolved(p.model_file)}, outputs,
+                                                  run_file),
+                _model("parameters.model_file", p.model_file, load_models)]
     if cfg.scoring is not None:
         problems.extend(check_scorer("scoring", cfg.scoring))
     _raise_if_any(problems)
@@ -113,5 +112,6 @@ def check_sampling(cfg, load_models: bool = True, run_file: Path | None = None) 
 def check_scoring(cfg, load_models: bool = True, run_file: Path | None = None) -> None:  # noqa: ANN001
     """Raise ConfigError listing every problem (the device is not checked: components run on CPU)."""
     p = cfg.parameters
-    _raise_if_any([*_paths(cfg, run_file), _molecule_file("parameters.smiles_file", p.smiles_file, p.smiles_column),
+    paths = _paths(cfg, {"parameters.smiles_file": p.smiles_file}, {"parameters.output_csv": p.output_csv}, run_file)
+    _raise_if_any([*paths, _molecule_file("parameters.smiles_file", p.smiles_file, p.smiles_column),
                    *check_scorer("scoring", cfg.scoring)])

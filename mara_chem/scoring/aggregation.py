@@ -8,22 +8,19 @@ no endpoint); a subclass only combines the present scores.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 
 from mara_chem.plugins import AGGREGATORS
+from mara_chem.registry import Registered
 
 
-class Aggregator(ABC):
+class Aggregator(Registered, ABC):
     """``aggregator(values [N, C], weights [C]) -> totals [N]``; a row with no finite endpoint is NaN."""
 
+    plugin_registry = AGGREGATORS
     name: ClassVar[str] = ""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("name"):
-            AGGREGATORS.add(cls.name, cls)
 
     def __call__(self, values: np.ndarray, weights: np.ndarray) -> np.ndarray:
         values = np.asarray(values, dtype=float)

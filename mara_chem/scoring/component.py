@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict
 
 from mara_chem.chem.smiles import copy_mol, to_mol
 from mara_chem.plugins import COMPONENTS
+from mara_chem.registry import Registered
 
 
 class ComponentParams(BaseModel):
@@ -43,7 +44,7 @@ class ComponentResult:
             self.reasons = [None] * len(self.values)
 
 
-class ScoringComponent(ABC):
+class ScoringComponent(Registered, ABC):
     """Base class. Subclasses set ``name`` and ``Params`` and implement ``score_mol`` or ``score_batch``.
 
     ``__call__`` is the template: it calls ``score_batch`` (default: ``score_mol`` per parsed molecule) and
@@ -51,6 +52,7 @@ class ScoringComponent(ABC):
     neither hook cannot be instantiated.
     """
 
+    plugin_registry = COMPONENTS
     name: ClassVar[str] = ""
     aliases: ClassVar[tuple[str, ...]] = ()
     Params: ClassVar[type[ComponentParams]] = ComponentParams
@@ -66,12 +68,9 @@ class ScoringComponent(ABC):
     raw_range: ClassVar[tuple[float, float] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
         if "score_batch" in cls.__dict__ and getattr(cls.score_mol, "__isabstractmethod__", False):
             cls.score_mol = _batch_only  # one of the two hooks is enough (runs before ABCMeta counts abstracts)
-        if cls.__dict__.get("name"):
-            for key in (cls.name, *cls.aliases):
-                COMPONENTS.add(key, cls)
+        super().__init_subclass__(**kwargs)  # registers the class by its name and aliases
 
     def __init__(self, params: ComponentParams | dict | None = None):
         if params is None or isinstance(params, dict):

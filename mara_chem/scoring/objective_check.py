@@ -3,7 +3,7 @@
 Every key of an objective can be valid on its own and the whole still score every molecule the same (a
 saturated sigmoid, a window no molecule reaches, a weight that swamps the rest): the run would then pay its
 whole budget for no signal. Before any oracle call, the stage's scorer scores a small, deliberately varied set
-of reference molecules; identical totals for all of them are refused (issue 23, item 6). Objectives with an
+of reference molecules; identical totals for all of them are refused. Objectives with an
 expensive component (one that is ``required_by_default``: docking, retrosynthesis) are not scored here: the
 check would cost what it protects.
 """

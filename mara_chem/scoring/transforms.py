@@ -16,6 +16,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from mara_chem.plugins import TRANSFORMS
+from mara_chem.registry import Registered, Registry
 
 
 def normalise_name(name: str) -> str:
@@ -34,7 +35,7 @@ def stable_sigmoid(x: np.ndarray, k: float) -> np.ndarray:
     return out
 
 
-class Transform(BaseModel):
+class Transform(Registered, BaseModel):
     """A transform is its own typed parameter model; ``type`` selects the subclass.
 
     ``__call__`` is the template: non-finite raw values stay NaN, ``_apply`` maps the finite ones and the
@@ -42,17 +43,13 @@ class Transform(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid", strict=True)
+    plugin_registry: ClassVar[Registry[Any]] = TRANSFORMS
     name: ClassVar[str] = ""
     #: "increasing" / "decreasing" when the transform is monotone in the raw value (checked by the contract suite)
     monotone: ClassVar[Literal["increasing", "decreasing"] | None] = None
     #: parameters (besides ``type``) the contract suite builds the transform with
     example_params: ClassVar[dict[str, Any]] = {}
     type: str
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("name"):  # a subclass without its own name is not a new transform
-            TRANSFORMS.add(cls.name, cls)
 
     @model_validator(mode="after")
     def _finite(self) -> "Transform":

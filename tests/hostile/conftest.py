@@ -1,4 +1,4 @@
-"""Shared parts of the hostile suite (issue 23): base run files of the four run types, a TOML writer that
+"""Shared parts of the hostile suite: base run files of the four run types, a TOML writer that
 spells what a hostile file holds (inf, nan, huge integers), and the CLI called in-process."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Oracle logs no run could write are refused naming the line, not measured (issue 23, item 5 and the metrics
-cases): `mara-chem metrics` and `mara-chem report` exit 2 with one line naming the file and line, and write
+"""Oracle logs no run could write are refused naming the line, not measured (the probe's
+oracle-log and metrics cases): `mara-chem metrics` and `mara-chem report` exit 2 with one line naming the file and line, and write
 nothing; the loop refuses to resume over such a log. Bad command-line numbers are refused by argparse."""
 
 from __future__ import annotations

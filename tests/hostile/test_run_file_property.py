@@ -1,4 +1,4 @@
-"""Property test of the run-file validator (issue 23): any single key of a good staged-learning file set to a
+"""Property test of the run-file validator: any single key of a good staged-learning file set to a
 generated value (out of range, wrong type, a colliding name) is either accepted by `validate`, or refused in
 lines naming keys, with exit code 2 and no traceback; and a refused file's `run` pays no oracle call and writes
 nothing. Kept small (``max_examples``) so that it runs in the default suite."""

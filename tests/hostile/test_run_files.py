@@ -2,7 +2,7 @@
 
 Each case goes through ``mara-chem run`` (in-process) and must be refused by the preflight (exit code 2, not the
 catch-all 1 that wraps a library's own message), name the key, print no traceback, and leave its output folder
-exactly as it was: no oracle call paid, nothing written (issue 23). A few cases prepare a file first (an SDF of
+exactly as it was: no oracle call paid, nothing written. A few cases prepare a file first (an SDF of
 20,000 atoms, a binary SMILES file, a text file where a cache should be).
 """
 
@@ -92,7 +92,7 @@ def _docking(**params: Any):
 
 
 CASES: list[Case] = [
-    # --- wrong answers (issue 23 "Wrong") -------------------------------------------------------------------
+    # --- wrong answers (the probe's "Wrong") ---------------------------------------------------------------
     ("json_out_config is the oracle log", lambda t: set_key(staged(t / "run"), "json_out_config",
                                                             str(t / "run" / "oracle_log.csv")), "[json_out_config]"),
     ("json_out_config is run.json", lambda t: set_key(staged(t / "run"), "json_out_config",
@@ -132,7 +132,7 @@ CASES: list[Case] = [
     ("tb_logdir is a file", _text_file_at("tb_logdir", "tb.txt"), "[tb_logdir]"),
     ("SDF of 20,000 atoms", _file(_big_sdf, name="big.sdf"), "[parameters.smiles_file]"),
     ("pose_sdf is a directory", lambda t: (t / "poses").mkdir() or _docking(pose_sdf=str(t / "poses"))(t), "params: pose_sdf:"),
-    # --- unclear errors (issue 23 "Unclear") ----------------------------------------------------------------
+    # --- unclear errors (the probe's "Unclear") ------------------------------------------------------------
     ("temperature 1e-300", _st("parameters.temperature", 1e-300), "[parameters.temperature]"),
     ("temperature inf", _st("parameters.temperature", float("inf")), "[parameters.temperature]"),
     ("sampling temperature 1e-300", _mode(sampling, "parameters.temperature", 1e-300), "[parameters.temperature]"),

@@ -1,4 +1,4 @@
-"""Run-folder cases of the hostile probe (issue 23): records written whole, unreadable records refused, files the
+"""Run-folder cases of the hostile probe: records written whole, unreadable records refused, files the
 run did not create left alone, output paths changed on resume, logs cut or edited under a checkpoint refused,
 stages with new endpoints added, a second writer refused even without its lock file, collapse stopped, and a
 scoring resume checked against what its rows were scored from. Real runs of the bundled prior with QED."""

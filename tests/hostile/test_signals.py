@@ -1,4 +1,4 @@
-"""A second Ctrl-C stops the run at once and never becomes a molecule's score (issue 23, item 1).
+"""A second Ctrl-C stops the run at once and never becomes a molecule's score.
 
 The second SIGINT's handler raises ``RunInterrupted`` wherever the main thread is; before the fix it subclassed
 ``Exception``, so when it landed inside a scoring component, the component's per-molecule guard turned it into

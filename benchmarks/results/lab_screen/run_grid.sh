@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The lab screen of issue 9: 2 tasks x variants x 3 seeds at 10,000 oracle calls, one worker process.
+# The first lab screen: 2 tasks x variants x 3 seeds at 10,000 oracle calls, one worker process.
 # Resumable: run it again and finished runs (same configuration) are skipped, an interrupted run resumes.
 #   cd REPO && nohup nice -n 5 bash benchmarks/results/lab_screen/run_grid.sh >> benchmarks/results/lab_screen/grid.log 2>&1 &
 # First the four core variants (all seeds), then the new variants appended (the core runs are then skipped);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The PMO table (issue 19, item 5): the 20 offline PMO objectives (thresholds calibrated on the ZINC prior:
+# The PMO table: the 20 offline PMO objectives (thresholds calibrated on the ZINC prior:
 # benchmarks/tasks/pmo_zinc/) at 10,000 oracle calls with the ZINC 250k prior, for the rows the tuning screen
 # (benchmarks/results/pmo_tuning/) chose: mara-chem's best configuration (pmo_dap_rate1e-3, which is also the tuned
 # DAP), its most diverse configuration within 3 % of that AUC sum (pmo_mara), REINVENT 4.8 with PMO's settings and

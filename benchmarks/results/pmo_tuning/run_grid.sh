@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PMO tuning screen (issue 19, item 3): variants and the two peers on PMO's two tuning objectives (zaleplon_mpo and
+# PMO tuning screen: variants and the two peers on PMO's two tuning objectives (zaleplon_mpo and
 # perindopril_mpo, thresholds calibrated on the ZINC prior: benchmarks/tasks/pmo_zinc/) at 10,000 oracle calls,
 # with the ZINC 250k prior. DAP is varied one or two factors at a time from PMO's REINVENT settings (pmo_dap); the
 # other families run on that harness; `dap` is the lab's REINVENT-4-default harness for reference.

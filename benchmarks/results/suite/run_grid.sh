@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The committed suite of issue 9 at 10,000 oracle calls: the three project tasks and four PMO objectives × DAP as
+# The committed suite at 10,000 oracle calls: the three project tasks and four PMO objectives × DAP as
 # REINVENT runs it (rate 1e-4), DAP at rate 3e-4 (the rate-matched control) and three IPS-DAP variants of the
 # screen (benchmarks/results/variant_screen/), seeds 0-4, seed-major (a partial grid holds every task × variant
 # at the first seeds). Resumable: finished runs with the same configuration are skipped (the run folders are

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Screen 2 of issue 9: variants aimed at #Circles, ref_neighbourhoods and chemotypes x seeds 0-1 at 10,000 oracle
-# calls, against DAP. It ran in five rounds, each chosen from the results of the last (README, "Variant screen");
+# The second screen: variants aimed at #Circles, ref_neighbourhoods and chemotypes x seeds 0-1 at 10,000 oracle
+# calls, against DAP. It ran in five rounds, each chosen from the results of the last (docs/measurements.md, "Variant screen");
 # every round ran this command with the variants of the rounds so far (rounds 4-5 with WORKERS=1 beside the
 # suite). Runs are independent and reused on an identical configuration, so running it with all rounds (the
 # default) reproduces the whole screen; `ROUNDS=3 bash run_grid.sh` stops after round 3.

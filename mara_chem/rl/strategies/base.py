@@ -2,7 +2,7 @@
 
 A strategy maps a :class:`StrategyBatch` of tensors to a scalar loss (docs/strategies.md): it knows
 nothing about files, chemistry, optimisers or replay memory. Strategies register themselves by name through
-``__init_subclass__`` into ``mara_chem.plugins.STRATEGIES`` (third-party strategies: entry-point group
+``Registered`` (``mara_chem/registry.py``) into ``mara_chem.plugins.STRATEGIES`` (third-party strategies: entry-point group
 ``mara_chem.strategies``); :func:`build_strategy` validates the options
 against the strategy's own pydantic model (unknown keys are errors naming the key).
 """
@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from torch import nn
 
 from mara_chem.plugins import STRATEGIES
+from mara_chem.registry import Registered
 from mara_chem.rl.strategies.ips import ips_diagnostics
 from mara_chem.rl.strategies.mara import high_reward_mask, mara_anchor, mara_rewards, quantile_threshold
 
@@ -138,26 +139,23 @@ class IpsOptions(BaseModel):
         return self
 
 
-class LearningStrategy(nn.Module, metaclass=ABCMeta):
+class LearningStrategy(Registered, nn.Module, metaclass=ABCMeta):
     """Base of every strategy. ``forward`` keeps the books (input checks, the MARA modifier, info);
     subclasses implement :meth:`_loss` and :attr:`beta`. A subclass registers itself by its class-level
     ``name`` (as every plugin family does) and declares ``params_model`` whose ``type`` field defaults to the
     same name."""
 
+    plugin_registry = STRATEGIES
     name: ClassVar[str]
     params_model: ClassVar[type[StrategyParams]]
     #: options besides ``type`` the contract suite builds the strategy with ({} = the defaults)
     example_params: ClassVar[dict[str, Any]] = {}
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        name = cls.__dict__.get("name")
-        if not name:  # a subclass without its own name (a shared base) is not a new strategy
-            return
+    @classmethod
+    def _check_registration(cls) -> None:
         declared = cls.params_model.model_fields["type"].default
-        if declared != name:
-            raise TypeError(f"{cls.__name__}.params_model declares type {declared!r}, registered as {name!r}")
-        STRATEGIES.add(name, cls)
+        if declared != cls.name:
+            raise TypeError(f"{cls.__name__}.params_model declares type {declared!r}, registered as {cls.name!r}")
 
     def __init__(self, params: StrategyParams) -> None:
         super().__init__()

@@ -2,8 +2,8 @@
 
 A resumed or repeated run with the same receptor, box and docking settings never docks a molecule twice.
 Scores and molecule-determined failures (no conformer, Meeko or Vina rejecting the ligand) are stored;
-machine-dependent failures (timeouts, dead workers) are not, so they are retried next time. Files written
-by earlier versions (a ``docking`` table with one column per field) are read: their rows are copied once.
+machine-dependent failures (timeouts, dead workers) are not, so they are retried next time. Files in the
+earlier format (a ``docking`` table with one column per field) are read: their rows are copied once.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from pathlib import Path
 from mara_chem.scoring.docking.vina_runner import DockingSettings, DockOutcome
 from mara_chem.scoring.workers.cache import LegacyTable, OutcomeCache, json_fields
 
-#: the table of the docking cache before the outcome cache was shared (mara-chem <= 0.1.0)
+#: the docking cache's own table: the file format until commit 4f60c03 (2026-12-01) gave every expensive oracle
+#: the one ``outcomes`` table (the version number, 0.1.0, did not change)
 LEGACY_DOCKING_TABLE = LegacyTable(
     "docking",
     "SELECT fingerprint, smiles, json_object('smiles', smiles, 'score', score, 'reason', reason, "

@@ -25,7 +25,8 @@ strongest first; each charge lowers every other base by 6 (two bonds apart), 4.5
 
 Quaternary nitrogens and other fixed charges are kept. The molecule is first neutralised (RDKit's
 Uncharger), so the result does not depend on the input's charges.
-Validated on 50 drugs against literature pKa values (``benchmarks/protonation/``; README, "Protonation").
+Validated on 59 drugs and a hold-out set of 27 against literature pKa values (``benchmarks/protonation/``;
+docs/oracles.md, "Protonation").
 """
 
 from __future__ import annotations

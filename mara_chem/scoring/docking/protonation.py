@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 
 from rdkit import Chem
 
-from mara_chem.registry import Registry
+from mara_chem.registry import Registered, Registry
 
 PROTONATORS: Registry["Protonator"] = Registry("protonation tool")  # internal: no entry-point group
 
@@ -30,18 +30,14 @@ class ProtonationError(ValueError):
     """The tool returned no usable molecule."""
 
 
-class Protonator(ABC):
+class Protonator(Registered, ABC):
     """Maps a neutral-or-charged RDKit molecule to its dominant state at ``ph`` (heavy atoms only)."""
 
+    plugin_registry = PROTONATORS
     name: ClassVar[str] = ""
     #: the import that provides the tool, and how to install it when it is missing
     module: ClassVar[str] = ""
     install: ClassVar[str] = 'pip install "mara-chem[docking]"'
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if cls.name:
-            PROTONATORS.add(cls.name, cls)
 
     @abstractmethod
     def __call__(self, mol: Chem.Mol, ph: float) -> Chem.Mol:

@@ -2,7 +2,7 @@
 
 The fingerprint covers the search settings, the template-set hash, the purchasable list and the library
 versions, so a changed template file or stock never reuses old answers. Outcomes that depend on the
-machine (time limit hit, worker died) are not stored. Files written by earlier versions (a ``routes``
+machine (time limit hit, worker died) are not stored. Files in the earlier format (a ``routes``
 table) are read: their rows are copied once.
 """
 
@@ -13,7 +13,8 @@ from pathlib import Path
 from mara_chem.scoring.retro.search import RouteOutcome
 from mara_chem.scoring.workers.cache import LegacyTable, OutcomeCache
 
-#: the table of the route cache before the outcome cache was shared (mara-chem <= 0.1.0)
+#: the route cache's own table: the file format until commit 4f60c03 (2026-12-01) gave every expensive oracle
+#: the one ``outcomes`` table (the version number, 0.1.0, did not change)
 LEGACY_ROUTES_TABLE = LegacyTable("routes", "SELECT fingerprint, smiles, outcome, created FROM routes")
 
 

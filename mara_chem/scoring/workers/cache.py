@@ -5,9 +5,10 @@ everything that changes an outcome: settings, input files, library versions) and
 text and back. Only cacheable outcomes are stored: machine-dependent failures (timeouts, dead workers) are
 retried next time. Only the parent process writes, so plain sqlite with WAL is enough.
 
-Files written before this table existed (``docking`` rows with one column per field, ``routes`` rows of
-JSON) are read through ``LegacyTable``: their rows are copied into ``outcomes`` once, when the file is
-first opened, and the old table is left as it was.
+Files in the format each oracle had until commit 4f60c03 (2026-12-01; version 0.1.0 on both sides) hold a
+``docking`` table (one column per field) or a ``routes`` table (JSON rows); they are read through
+``LegacyTable``: their rows are copied into ``outcomes`` once, when the file is first opened, and the old
+table is left as it was.
 """
 
 from __future__ import annotations
@@ -40,7 +41,8 @@ _CHUNK = 500  # stay under sqlite's bound-parameter limit
 
 @dataclass(frozen=True)
 class LegacyTable:
-    """A table an earlier version wrote: ``select`` returns (fingerprint, smiles, outcome text, created)."""
+    """A table of an earlier file format (dated by the commit that replaced it: the version number did not
+    change); ``select`` returns (fingerprint, smiles, outcome text, created)."""
 
     name: str
     select: str

@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic
 
 from mara_chem.plugins import EXECUTORS
+from mara_chem.registry import Registered
 from mara_chem.scoring.workers.cache import OutcomeCache
 from mara_chem.scoring.workers.worker import O, S, Worker, pool_worker_main
 
@@ -45,19 +46,15 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-class Executor(ABC, Generic[S, O]):
+class Executor(Registered, ABC, Generic[S, O]):
     """Runs SMILES through ``worker_cls(settings)``; ``map`` returns one outcome per input, in order.
 
     ``map`` is the template (empty batches, one outcome per input, each for its own SMILES); subclasses
     implement ``_map`` and ``n_workers``.
     """
 
+    plugin_registry = EXECUTORS
     name: ClassVar[str] = ""
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if cls.__dict__.get("name"):
-            EXECUTORS.add(cls.name, cls)
 
     def __init__(
         self,

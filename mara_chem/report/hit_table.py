@@ -88,7 +88,7 @@ document.querySelectorAll('div.hits-view').forEach(view => {
     body.replaceChildren(...page.map(i => rows[i]));
     $('.page-info').textContent = visible.length ? `rows ${first + 1}\u2013${first + page.length} of ${visible.length}` +
       ` shown (${rows.length} in all), page ${state.page + 1} of ${pages}` : `no row passes (${rows.length} in all)`;
-    $('.mark-info').textContent = `${marked.size} marked`;
+    $('.mark-info').textContent = `(${marked.size} marked)`;
     view.querySelectorAll('button.export').forEach(b => b.disabled = marked.size === 0);
     $('button.prev').disabled = state.page === 0;
     $('button.next').disabled = state.page >= pages - 1;

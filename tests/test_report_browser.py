@@ -106,7 +106,8 @@ q('button.export-sdf').click();
 out('export-names', names.join(','));
 out('export-csv', captured[0]);
 out('export-sdf', captured[1]);
-out('page-width', String(document.documentElement.scrollWidth));
+out('page-width', String(Math.max(document.documentElement.scrollWidth,
+                                  Math.ceil(view.querySelector('table.hits').getBoundingClientRect().right))));
 document.body.prepend(view);  // the screenshot's window shows the controls and the marked rows first
 </script>
 """

@@ -12,7 +12,8 @@ scaffold (groups in the order of their best hit). In the page:
 - a tick marks a row; "mark all shown" marks every row passing the filters; "marked only" shows them;
 - "Export marked as CSV/SDF" downloads the marked rows with every column of hits.csv, the SDF records
   being those of hits.sdf (written by ``chem.sdf``, so the two agree);
-- rows are paged (25, 50, 100 or all per page); the table fits a 1,600 px window.
+- rows are paged (25, 50, 100 or all per page); the table fits a 1,600 px window (a column empty in every
+  row, such as ``reason`` when nothing failed, is left to hits.csv).
 
 The page stays self-contained (no CDN, no network): drawings are SVG text, data and SDF records JSON, the
 behaviour a few lines of inline JavaScript, so the file works offline and from an e-mail.
@@ -222,6 +223,10 @@ def _cell(col: str, row: dict[str, object]) -> str:
     return f'<td class="text{" smiles" if col == "smiles" else ""}">{text}</td>'
 
 
+def _empty(values: pd.Series) -> bool:
+    return all(_missing(v) or v == "" for v in values)
+
+
 def _json_value(value: object) -> object:
     """A value for the page's data: numbers as numbers, missing as null, the rest as its text."""
     if hasattr(value, "item"):
@@ -266,7 +271,7 @@ def hits_table(df: pd.DataFrame, top: int, smiles_col: str = "smiles", stem: str
     best = df.head(top)
     if "scaffold_group" in best:
         best = best.sort_values(["scaffold_group", "score"], ascending=[True, False], kind="stable")
-    cols = column_order(list(best.columns))
+    cols = [c for c in column_order(list(best.columns)) if not _empty(best[c])]  # an empty column: CSV only
     data = rounded(best)
     export_cols = list(data.columns)
     records = [{c: _json_value(v) for c, v in row.items()} for row in data.to_dict("records")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -81,3 +82,91 @@ def test_score_per_step(run_dir: Path) -> None:
     assert per_step["best"].tolist() == [0.95, 0.99, 0.92, 0.99]
     assert per_step["mean"].tolist() == pytest.approx([(0.9 + 0.5 + 0.95) / 3, (0.95 + 0.99) / 2,
                                                        (0.85 + 0.92 + 0.81) / 3, 0.99])
+
+
+# --- what a chemist chooses by: properties, clusters, novelty, routes, the flags line -----------------------
+
+def test_properties_match_textbook_values() -> None:
+    """Ertl TPSA of ethanol 20.23 Å², of acetic acid 37.30; paracetamol 2 donors, 2 acceptors; Fsp3 of
+    cyclohexane 1 and of benzene 0; at pH 7.4 a carboxylic acid is an anion and N-methylpiperidine a cation;
+    SA score 1 for benzene (the easiest); unparsable SMILES give empty cells."""
+    from mara_chem.report.properties import molecule_properties
+
+    p = molecule_properties(["CCO", "CC(=O)Nc1ccc(O)cc1", "C1CCCCC1", "c1ccccc1", "CC(=O)O", "CN1CCCCC1", "x"])
+    assert p["TPSA"].tolist()[:1] == pytest.approx([20.23], abs=0.01)
+    assert p["TPSA"][4] == pytest.approx(37.30, abs=0.01)
+    assert (p["HBD"][1], p["HBA"][1], p["rot_bonds"][1]) == (2, 2, 1)
+    assert (p["Fsp3"][2], p["Fsp3"][3]) == (pytest.approx(1.0), pytest.approx(0.0))
+    assert p["charge_7.4"].tolist()[:6] == [0, 0, 0, 0, -1, 1]
+    assert p["MW"][0] == pytest.approx(46.069, abs=1e-3) and p["SA_score"][3] == pytest.approx(1.0, abs=1e-6)
+    assert p["HBD"][6] is None and pd.isna(p["cLogP"][6])
+
+
+def test_clusters_join_the_most_similar_leader_at_the_chosen_tanimoto() -> None:
+    from mara_chem.report.similarity import similarity_clusters
+
+    acid, hexyl, pentyl, naphthalene = "O=C(O)c1ccncc1", "CCCCCCOc1ccccc1", "CCCCCOc1ccccc1", "c1ccc2ccccc2c1"
+    assert similarity_clusters([acid, hexyl, pentyl, "x", naphthalene], 0.5) == [1, 2, 2, None, 3]
+    assert similarity_clusters([acid, hexyl, pentyl, naphthalene], 0.0) == [1, 1, 1, 1]
+    assert similarity_clusters([acid, hexyl, pentyl, naphthalene], 0.99) == [1, 2, 3, 4]  # 0.95 < 0.99
+
+
+def test_nearest_reference_names_its_file(tmp_path: Path) -> None:
+    from mara_chem.chem.known import KnownCompounds
+    from mara_chem.report.similarity import nearest_references
+
+    known = KnownCompounds()
+    (tmp_path / "series.smi").write_text("SMILES\nCCCCCCOc1ccccc1\n")
+    (tmp_path / "drugs.smi").write_text("CC(=O)Nc1ccc(O)cc1\n")
+    known.add_file(tmp_path / "series.smi")
+    known.add_file(tmp_path / "drugs.smi")
+    near = nearest_references(["CCCCCCOc1ccccc1", "CC(=O)Nc1ccc(OC)cc1", "x"], known)
+    assert near[0] == (pytest.approx(1.0), "series.smi") and near[1][1] == "drugs.smi" and 0.3 < near[1][0] < 1.0
+    assert near[2] == (None, "") and nearest_references(["CCO"], KnownCompounds()) == [(None, "")]
+
+
+def _scored_table(tmp_path: Path) -> Path:
+    """A scoring run's CSV and its record, as ``run_type = "scoring"`` writes them (objective with a series)."""
+    series = tmp_path / "series.smi"
+    series.write_text("SMILES\nCCCCCCOc1ccccc1\n")
+    routes = tmp_path / "routes.jsonl"
+    routes.write_text('{"smiles": "Nc1ccc(C#CCCCCCCCCC)cc1", "solved": true, "steps": 2, "n_routes": 1, '
+                      '"seconds": 0.5, "route": [], "bloom_only": ["C#CCCCCCCCCC", "Nc1ccc(I)cc1"]}\n'
+                      '{"smiles": "CCCCCOc1ccccc1", "solved": false, "steps": null, "n_routes": 0, "seconds": 1.0, '
+                      '"route": []}\n')
+    csv_path = tmp_path / "scores.csv"
+    csv_path.write_text("row,id,input_SMILES,SMILES,score,reason\n1,A,x,Nc1ccc(C#CCCCCCCCCC)cc1,0.9,\n"
+                        "2,B,x,CCCCCOc1ccccc1,0.8,\n3,C,x,CCCCCCOc1ccccc1,0.7,\n")
+    scoring = {"type": "geometric_mean", "component": [
+        {"KnownCompounds": {"endpoint": [{"name": "novel", "params": {"smiles_file": str(series)}}]}},
+        {"Retrosynthesis": {"endpoint": [{"name": "route", "params": {"routes_file": str(routes)}}]}}]}
+    (tmp_path / "scores.csv.run.json").write_text(json.dumps({"scoring": scoring}))
+    return csv_path
+
+
+def test_table_report_reads_the_objective_beside_the_csv(tmp_path: Path) -> None:
+    """The scoring record names the series (checked, its member marked known) and the routes file (route
+    length and the Bloom-only blocks per molecule); alert names are joined once, with no spaces."""
+    from mara_chem.report.build import write_table_report
+
+    page = write_table_report(_scored_table(tmp_path)).read_text()
+    hits = pd.read_csv(tmp_path / "scores_hits.csv", keep_default_na=False).set_index("id")
+    assert hits.loc["C", "known_in"] == "series.smi" and hits.loc["A", "known_in"] == ""
+    assert float(hits.loc["C", "nearest_known"]) == pytest.approx(1.0) and hits.loc["B", "nearest_known_in"] == "series.smi"
+    assert hits.loc["A", "alert_names"] == "Aliphatic_long_chain;aniline;triple_bond"
+    assert (hits.loc["A", "route_steps"], hits.loc["B", "route_steps"], hits.loc["C", "route_steps"]) == ("2", "", "")
+    assert hits.loc["A", "bloom_only"] == "C#CCCCCCCCCC;Nc1ccc(I)cc1" and hits.loc["B", "bloom_only"] == ""
+    assert {"cLogP", "TPSA", "HBD", "HBA", "rot_bonds", "Fsp3", "SA_score", "charge_7.4", "cluster"} <= set(hits.columns)
+    assert "1 of them known (in series.smi; shaded), checked against series.smi" in page
+    assert 'class="text alerts soft"' in page  # soft alerts only: orange, not red
+
+
+def test_flags_line_says_which_sets_were_checked(run_dir: Path, tmp_path: Path) -> None:
+    """No known hit is not 'no reference set': the line names the file checked, and says so when none was."""
+    write_report(run_dir, threshold=0.8, budget=20)
+    assert "none checked against a reference set" in (run_dir / "report.html").read_text()
+    other = tmp_path / "others.smi"
+    other.write_text("c1ccccc1Br\n")
+    write_report(run_dir, threshold=0.8, budget=20, known_files=[other])
+    text = (run_dir / "report.html").read_text()
+    assert "0 of them known" in text and "checked against others.smi" in text and "no reference set" not in text

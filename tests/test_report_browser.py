@@ -1,5 +1,6 @@
 """The report's hit table in a real browser (headless Chromium): it renders, marks known and alerted hits,
-and sorts. Skipped, saying why, when Chromium is not installed (``.ci/run`` installs it where apt works)."""
+sorts, pages, filters, and a marked selection exports to CSV and SDF; it fits a 1,600 px window. Skipped,
+saying why, when Chromium is not installed (``.ci/run`` installs it where apt works)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
+from rdkit import Chem
 
 from mara_chem.report import write_report
 
@@ -28,7 +31,8 @@ LOG = """call,step,stage,smiles,score,QED,QED_raw,reason
 
 def _chromium(*args: str, tmp: Path) -> subprocess.CompletedProcess:
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp / 'profile'}"]
+             "--disable-component-update", "--disable-sync", "--no-first-run", f"--user-data-dir={tmp / 'profile'}",
+             "--virtual-time-budget=5000"]
     return subprocess.run([CHROMIUM, *flags, *args], capture_output=True, text=True, timeout=120)
 
 
@@ -63,7 +67,7 @@ def test_report_renders_grouped_and_flagged(report: Path, tmp_path: Path) -> Non
     assert 'tr class="alert"' in dom and "anil_di_alk" in dom
     assert dom.count("<svg") == 4 and "Hit threshold: 0.8 (the run's hit_threshold)" in dom
     shot = tmp_path / "report.png"
-    _chromium(f"--screenshot={shot}", "--window-size=1400,2600", report.as_uri(), tmp=tmp_path)
+    _chromium(f"--screenshot={shot}", "--window-size=1600,2600", report.as_uri(), tmp=tmp_path)
     assert shot.stat().st_size > 20_000  # a drawn page, not a blank one
     shutil.copy(shot, Path(report).with_name("report_screenshot.png"))
 
@@ -74,3 +78,82 @@ def test_report_sorts_in_the_browser(report: Path, tmp_path: Path) -> None:
     assert [r[0] for r in up] == ["3", "4", "1", "2"]  # 0.85, 0.88, 0.91, 0.95
     down = _rows(_chromium("--dump-dom", report.as_uri() + "#sort=call:desc", tmp=tmp_path).stdout)
     assert [r[0] for r in down] == ["4", "3", "2", "1"]
+
+
+# --- choosing from a larger table: paging, filters, marks, export -------------------------------------------
+
+#: what the test does in the page, as a chemist would: tick two rows, filter, export; the downloads are
+#: captured (Blob contents and file names) into <pre> elements that --dump-dom then shows
+ACTIONS = """
+<script>
+const captured = [], names = [];
+const RealBlob = window.Blob;
+window.Blob = function (parts, options) { captured.push(parts.join('')); return new RealBlob(parts, options); };
+HTMLAnchorElement.prototype.click = function () { names.push(this.download); };
+const view = document.querySelector('div.hits-view'), q = s => view.querySelector(s);
+const out = (id, text) => { const pre = document.createElement('pre'); pre.id = id; pre.textContent = text;
+                            document.body.appendChild(pre); };
+out('first-page', String(view.querySelector('tbody').rows.length) + '|' + q('.page-info').textContent);
+const rows = Array.from(view.querySelector('tbody').rows);
+rows[0].querySelector('input.mark').click();
+rows[2].querySelector('input.mark').click();
+q('select.filter-col').value = 'score'; q('select.filter-op').value = '>='; q('input.filter-value').value = '0.5';
+q('button.add-filter').click();
+q('input.only-marked').click();
+out('marked-view', Array.from(view.querySelector('tbody').rows).map(r => r.cells[2].textContent).join(','));
+q('button.export-csv').click();
+q('button.export-sdf').click();
+out('export-names', names.join(','));
+out('export-csv', captured[0]);
+out('export-sdf', captured[1]);
+out('page-width', String(Math.max(document.documentElement.scrollWidth,
+                                  Math.ceil(view.querySelector('table.hits').getBoundingClientRect().right))));
+document.body.prepend(view);  // the screenshot's window shows the controls and the marked rows first
+</script>
+"""
+
+
+@pytest.fixture(scope="module")
+def big_report(tmp_path_factory) -> Path:
+    """30 hits of the MOSES sample (more than one page of 25), scores falling with the row."""
+    run = tmp_path_factory.mktemp("big")
+    smiles = [line.split()[0] for line in (Path(__file__).parent / "data" / "moses_sample.smi").read_text().splitlines()[:30]]
+    lines = ["call,step,stage,smiles,score,QED,QED_raw,reason"]
+    lines += [f"{n},1,1,{smi},{0.99 - n / 100:.2f},{0.99 - n / 100:.2f},0.5," for n, smi in enumerate(smiles, start=1)]
+    (run / "oracle_log.csv").write_text("\n".join(lines) + "\n")
+    return write_report(run, threshold=0.5)
+
+
+def _pre(dom: str, ident: str) -> str:
+    import html
+
+    return html.unescape(re.search(f'<pre id="{ident}">(.*?)</pre>', dom, re.S).group(1))
+
+
+def test_marked_rows_export_to_csv_and_sdf_and_the_table_fits_1600_px(big_report: Path, tmp_path: Path) -> None:
+    page = tmp_path / "acted.html"
+    page.write_text(big_report.read_text().replace("</body>", ACTIONS + "</body>"))
+    dom = _chromium("--dump-dom", "--window-size=1600,1200", page.as_uri(), tmp=tmp_path).stdout
+    shown, info = _pre(dom, "first-page").split("|")
+    assert shown == "25" and info.startswith("rows 1–25 of 30 shown (30 in all), page 1 of 2")  # paged, not cut
+    hits = pd.read_csv(big_report.with_name("hits.csv"))
+    first_page = hits.sort_values(["scaffold_group", "score"], ascending=[True, False], kind="stable")
+    chosen = [str(first_page["call"].iloc[0]), str(first_page["call"].iloc[2])]
+    assert _pre(dom, "marked-view").split(",") == chosen  # 'marked only' shows the two ticked rows
+    assert _pre(dom, "export-names") == "marked.csv,marked.sdf"
+    exported = pd.read_csv(__import__("io").StringIO(_pre(dom, "export-csv")))
+    assert list(exported.columns) == list(hits.columns)  # every column of hits.csv
+    assert [str(c) for c in exported["call"]] == chosen
+    expected = hits.set_index("call").loc[[int(c) for c in chosen]]
+    assert exported["smiles"].tolist() == expected["smiles"].tolist()
+    assert exported["cLogP"].tolist() == pytest.approx(expected["cLogP"].tolist(), abs=1e-9)
+    sdf = tmp_path / "marked.sdf"
+    sdf.write_text(_pre(dom, "export-sdf"))
+    mols = [m for m in Chem.SDMolSupplier(str(sdf)) if m is not None]
+    assert [m.GetProp("call") for m in mols] == chosen
+    assert [Chem.MolToSmiles(m) for m in mols] == [Chem.CanonSmiles(s) for s in expected["smiles"]]
+    assert int(_pre(dom, "page-width")) <= 1600  # the whole table readable without scrolling sideways
+    shot = tmp_path / "selection.png"
+    _chromium(f"--screenshot={shot}", "--window-size=1600,1400", page.as_uri(), tmp=tmp_path)
+    assert shot.stat().st_size > 20_000  # a drawn page: the marked rows, the filter chip, the pager
+    shutil.copy(shot, big_report.with_name("selection_screenshot.png"))

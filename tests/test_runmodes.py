@@ -313,7 +313,8 @@ def test_report_shows_pose_files_of_top_hits_and_rounds_hits_csv(tmp_path):
                        "transform": {"type": "reverse_sigmoid", "low": -11, "high": -6, "k": 0.5}}]}}]}}]}
     (tmp_path / "run.json").write_text(json.dumps(record))
     page = write_report(tmp_path, threshold=0.8, budget=3).read_text()
-    assert f"{poses} #1" in page and f"{poses} #2" in page and page.count(f"{poses} #") == 2  # CCN has no pose
+    table = page[page.index('<table class="hits">'):page.index("</table>", page.index('<table class="hits">'))]
+    assert f"{poses} #1" in table and f"{poses} #2" in table and table.count(f"{poses} #") == 2  # CCN has no pose
     assert "reverse_sigmoid low = -11" in page and "budget 3 oracle calls" in page
     hits = _rows(tmp_path / "hits.csv")
     by_smiles = {r["smiles"]: r for r in hits}

@@ -8,6 +8,7 @@ left out, and a float is written as Python's shortest text for it (``-8.786``, n
 
 from __future__ import annotations
 
+import io
 import math
 import os
 from collections.abc import Iterable, Mapping
@@ -30,6 +31,31 @@ def prop_text(value: object) -> str | None:
     return None if text in ("", "nan") else text
 
 
+def row_mol(row: Mapping[str, object], smiles_key: str = "SMILES", id_key: str = "id") -> Chem.Mol | None:
+    """The row's molecule with its title and every non-empty column as an SD property (None: no molecule)."""
+    mol = to_mol(str(row.get(smiles_key) or ""))
+    if mol is None:
+        return None
+    mol.SetProp("_Name", prop_text(row.get(id_key)) or str(row[smiles_key]))
+    for key, value in row.items():
+        text = prop_text(value)
+        if text is not None:
+            mol.SetProp(str(key), text)
+    return mol
+
+
+def sdf_record(row: Mapping[str, object], smiles_key: str = "SMILES", id_key: str = "id") -> str:
+    """One row as the text of its SDF record, ``$$$$`` line included ('' when its SMILES does not parse):
+    what ``write_rows_sdf`` writes for it (the report's page exports a selection from these)."""
+    mol = row_mol(row, smiles_key, id_key)
+    if mol is None:
+        return ""
+    buffer = io.StringIO()
+    with Chem.SDWriter(buffer) as writer:
+        writer.write(mol)
+    return buffer.getvalue()
+
+
 def write_rows_sdf(rows: Iterable[Mapping[str, object]], path: Path, smiles_key: str = "SMILES",
                    id_key: str = "id") -> int:
     """Write one record per row whose SMILES parses; returns the number of records."""
@@ -38,15 +64,9 @@ def write_rows_sdf(rows: Iterable[Mapping[str, object]], path: Path, smiles_key:
     written = 0
     with Chem.SDWriter(str(tmp)) as writer:
         for row in rows:
-            mol = to_mol(str(row.get(smiles_key) or ""))
-            if mol is None:
-                continue
-            mol.SetProp("_Name", prop_text(row.get(id_key)) or str(row[smiles_key]))
-            for key, value in row.items():
-                text = prop_text(value)
-                if text is not None:
-                    mol.SetProp(str(key), text)
-            writer.write(mol)
-            written += 1
+            mol = row_mol(row, smiles_key, id_key)
+            if mol is not None:
+                writer.write(mol)
+                written += 1
     os.replace(tmp, path)
     return written

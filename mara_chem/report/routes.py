@@ -7,9 +7,49 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from mara_chem.chem.alerts import join_names
 from mara_chem.report.page import section
 
 ROUTES_NAME = "routes.jsonl"
+#: the columns ``route_columns`` adds to a hit table
+ROUTE_COLUMNS = ("route_steps", "bloom_only")
+
+
+def routes_files(sections: Sequence[dict], default: Path | None = None) -> list[Path]:
+    """The routes files the retrosynthesis endpoints of these scoring sections append to (``routes_file``),
+    and ``default`` (a run folder's routes.jsonl) when it is there; only files that exist."""
+    found: list[Path] = []
+    for scoring in sections:
+        for entry in scoring.get("component", []):
+            for spec in entry.values():
+                for ep in spec.get("endpoint", []):
+                    path = (ep.get("params") or {}).get("routes_file")
+                    if path:
+                        found.append(Path(path))
+    if default is not None:
+        found.append(default)
+    return [p for p in dict.fromkeys(found) if p.is_file()]
+
+
+def read_all_routes(paths: Sequence[Path]) -> dict[str, dict]:
+    """``read_routes`` over several files (a later file's record wins)."""
+    records: dict[str, dict] = {}
+    for path in paths:
+        records.update(read_routes(path))
+    return records
+
+
+def route_columns(smiles: Sequence[str], records: dict[str, dict]) -> dict[str, list[object]]:
+    """``route_steps`` (steps of the best route; empty when unsolved or not searched) and ``bloom_only`` (the
+    route's building blocks only molbloom's filter vouches for, joined) per molecule."""
+    steps: list[object] = []
+    bloom: list[object] = []
+    for smi in smiles:
+        record = records.get(smi) or {}
+        solved = bool(record.get("solved"))
+        steps.append(int(record["steps"]) if solved and record.get("steps") is not None else None)
+        bloom.append(join_names(record.get("bloom_only") or []) if solved else "")
+    return {"route_steps": steps, "bloom_only": bloom}
 
 
 def read_routes(path: Path) -> dict[str, dict]:
@@ -22,12 +62,15 @@ def read_routes(path: Path) -> dict[str, dict]:
     return records
 
 
-def routes_section(run_dir: Path, hit_smiles: Sequence[str], top: int) -> str:
-    """One table per hit with a route: each reaction's name, class and reaction SMILES; '' without a file."""
-    path = run_dir / ROUTES_NAME
-    if not path.is_file():
+def routes_section(run_dir: Path, hit_smiles: Sequence[str], top: int, records: dict[str, dict] | None = None) -> str:
+    """One table per hit with a route: each reaction's name, class and reaction SMILES; '' without a file.
+
+    ``records``: routes already read (``read_all_routes``), else ``run_dir``'s routes.jsonl."""
+    if records is None:
+        path = run_dir / ROUTES_NAME
+        records = read_routes(path) if path.is_file() else {}
+    if not records:
         return ""
-    records = read_routes(path)
     blocks = []
     for smi in hit_smiles:
         record = records.get(smi)

@@ -41,6 +41,16 @@ def score_columns(endpoints: list[str]) -> list[str]:
     return ["score", *endpoints, *(f"{e}_raw" for e in endpoints), "reason"]
 
 
+def carried_columns(extra: list[str], endpoints: list[str], own: list[str]) -> dict[str, str]:
+    """Input column -> its output name. An input that already holds every result column of this scoring
+    (``score``, each endpoint and its raw value, ``reason``: a library sampled or scored with the same objective)
+    gets them written again, once, by this scoring; any other clashing column is kept as ``input_<name>``."""
+    results = score_columns(endpoints)
+    if set(results) <= set(extra):
+        extra = [c for c in extra if c not in results]
+    return output_names(extra, own)
+
+
 def _fmt(value: float) -> str:
     return "" if not math.isfinite(value) else f"{value:.6g}"
 
@@ -209,7 +219,9 @@ def run_scoring(cfg: ScoringRunConfig, overwrite: bool = False, quiet: bool = Fa
     out = Path(p.output_csv)
     scorer = Scorer(cfg.scoring)
     own = ["row", "id", "input_SMILES", "SMILES", *score_columns(scorer.endpoint_names)]
-    carried = output_names(source.extra_columns, own)  # input column -> its output name
+    carried = carried_columns(source.extra_columns, scorer.endpoint_names, own)  # input column -> output name
+    if len(carried) < len(source.extra_columns):
+        say(f"{p.smiles_file} already holds this objective's score columns; they are scored again, not copied")
     columns = [*own[:4], *carried.values(), *own[4:]]
     record = _scoring_record(cfg)
     if overwrite:
@@ -238,7 +250,7 @@ def run_scoring(cfg: ScoringRunConfig, overwrite: bool = False, quiet: bool = Fa
             for n, m in enumerate(chunk, start=first + 1):
                 std = (canonicalize(m.smiles) or "") if p.standardize_smiles else m.smiles
                 rows.append({"row": n, "id": m.ident, "input_SMILES": m.smiles, "SMILES": std,
-                             **{carried[k]: v for k, v in m.extra.items()}})
+                             **{carried[k]: v for k, v in m.extra.items() if k in carried}})
             scorer.name_molecules(_ids_by_smiles(rows))
             score_rows(scorer, rows)
             append_csv_rows(out, columns, rows)

@@ -10,7 +10,9 @@ columns, or the result cannot be joined back. One reader per format:
 - ``.smi``/``.txt``: ``SMILES [id]`` per line; a header line ``SMILES ...`` is skipped.
 
 An input column whose name the output already uses (``score``, an endpoint, ``reason``, ...) is written as
-``input_<name>`` (``input_<name>_2``, ... if that is taken too) so neither value is lost.
+``input_<name>`` (``input_<name>_2``, ... if that is taken too) so neither value is lost; except when the
+input holds every result column of this scoring (a library sampled or scored with the same objective):
+those are scored again and written once (``scoring.carried_columns``).
 """
 
 from __future__ import annotations

@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 from functools import cached_property
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 from rdkit import Chem
 
-from mara_chem.chem.alerts import DEFAULT_CATALOGS, alert_names, catalog_names
+from mara_chem.chem.alerts import (DEFAULT_CATALOGS, HARD_PENALTY, SOFT_PENALTY, alert_factor, alert_names,
+                                   catalog_names, entry_names)
 from mara_chem.scoring.component import ComponentParams, ScoringComponent
 
 
@@ -88,7 +89,12 @@ class CustomAlerts(_SmartsComponent):
 class StructuralAlertsParams(ComponentParams):
     catalogs: list[str] = Field(default_factory=lambda: list(DEFAULT_CATALOGS),
                                 description="RDKit FilterCatalog catalogues, e.g. PAINS, BRENK, NIH, ZINC")
-    penalty: float = Field(0.0, ge=0.0, le=1.0, description="factor on the total score when any alert matches")
+    penalty: float = Field(HARD_PENALTY, ge=0.0, le=1.0,
+                           description="factor on the total score for each hard alert that matches (0: removed)")
+    soft_penalty: float = Field(SOFT_PENALTY, ge=0.0, le=1.0,
+                                description="factor for each soft alert (isolated alkene, triple bond, aniline, ...)")
+    severity: dict[str, float] = Field(default_factory=dict,
+                                       description="catalogue entry name -> its factor when it matches")
 
     @field_validator("catalogs")
     @classmethod
@@ -98,10 +104,23 @@ class StructuralAlertsParams(ComponentParams):
             raise ValueError(f"unknown catalogue(s) {unknown or value}; valid: {catalog_names()}")
         return value
 
+    @model_validator(mode="after")
+    def _entries(self) -> "StructuralAlertsParams":
+        names = entry_names(tuple(self.catalogs))
+        unknown = sorted(k for k in self.severity if k not in names)
+        if unknown:
+            raise ValueError(f"severity names {unknown}, not entries of {self.catalogs} "
+                             "(names as the report's alert_names column writes them)")
+        bad = sorted(k for k, v in self.severity.items() if not 0.0 <= v <= 1.0)
+        if bad:
+            raise ValueError(f"severity factors of {bad} must be in [0, 1]")
+        return self
+
 
 class StructuralAlerts(ScoringComponent):
-    """RDKit's PAINS and Brenk alerts (or any FilterCatalog) as a filter: the total score is multiplied by
-    ``penalty`` (0: removed) when any alert matches. The report names the alerts of every hit."""
+    """RDKit's PAINS and Brenk alerts (or any FilterCatalog) as a penalty: the total score is multiplied by
+    each matching alert's factor: ``soft_penalty`` for the soft alerts (``chem.alerts.SOFT_ALERTS``), ``penalty``
+    (0: removed) for the others, ``severity[name]`` for a named entry. The report names the alerts of every hit."""
 
     name = "StructuralAlerts"
     aliases = ("FilterCatalog", "PainsBrenk")
@@ -111,4 +130,5 @@ class StructuralAlerts(ScoringComponent):
     params: StructuralAlertsParams
 
     def score_mol(self, mol: Chem.Mol) -> float:
-        return self.params.penalty if alert_names(mol, tuple(self.params.catalogs)) else 1.0
+        p = self.params
+        return alert_factor(alert_names(mol, tuple(p.catalogs)), p.severity, p.soft_penalty, p.penalty)

@@ -63,7 +63,8 @@ def test_docs_and_code_speak_of_what_things_are_not_of_how_they_were_made():
     offenders = []
     for rel in out.stdout.split():
         path = REPO / rel
-        if rel.startswith("benchmarks/results/") and not rel.endswith(".sh") or not path.is_file():
+        if (rel.startswith("benchmarks/results/") and not rel.endswith(".sh") or not path.is_file()
+                or rel == "tests/test_docs.py"):  # this file spells the words out to find them
             continue
         text = path.read_bytes()
         if b"\0" in text[:4096]:

@@ -12,9 +12,7 @@ from pathlib import Path
 import pytest
 import torch
 
-import benchlab
-import mara_chem
-from benchlab.paths import BENCHMARKS, REPO, read_smiles
+from benchlab.paths import BENCHMARKS, REPO, child_pythonpath, read_smiles
 
 torch.set_num_threads(1)
 
@@ -57,9 +55,7 @@ def reinvent_rl():
 def child_env() -> dict[str, str]:
     """This process's environment with the folders its mara_chem and benchlab come from first on PYTHONPATH,
     so a child runs the code under test (an installed copy elsewhere would otherwise win)."""
-    roots = [str(Path(m.__file__).resolve().parents[1]) for m in (mara_chem, benchlab)]
-    path = os.pathsep.join(dict.fromkeys([*roots, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]))
-    return {**os.environ, "PYTHONPATH": path, "OMP_NUM_THREADS": "1"}
+    return {**os.environ, "PYTHONPATH": child_pythonpath(), "OMP_NUM_THREADS": "1"}
 
 
 def _run_script(script: str, *args: str, timeout: float = 600, cwd: Path | None = None) -> subprocess.CompletedProcess:

@@ -47,6 +47,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from benchlab.paths import child_pythonpath
 from benchlab.peers.peer_run import (PeerError, PeerRecord, add_common_args, prepare_run_dir, report, resolve_task,
                                     scorer_for)
 
@@ -306,7 +307,8 @@ def run_reinvent(task_name: str, out: Path, budget: int, seed: int, preset: str,
     with open(out / "reinvent.log", "w") as console:
         child = subprocess.Popen([sys.executable, "-m", RUN_REINVENT, str(run_file), "--log-level", "info"],
                                  stdout=console, stderr=subprocess.STDOUT, cwd=out,
-                                 env={**os.environ, "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")})
+                                 env={**os.environ, "PYTHONPATH": child_pythonpath(),
+                                      "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS", "1")})
         stop = stop_on_budget(child, reader, counted, budget, out / "reinvent.log", poll_s,
                               TopPatience(patience, endpoint))
     counted.add(reader.new_rows())

@@ -1,5 +1,6 @@
-# The two commands of the README: `make demo` (the main job) and `make test` (the test suite).
-# Both create/reuse .venv first and are safe to run twice; `make demo` installs only the package itself.
+# The two commands of the README: `make demo` (the main job) and `make test` (the test suites).
+# Both create/reuse .venv first and are safe to run twice; `make demo` installs only the package itself,
+# `make test` also the benchmark lab (benchmarks/, the mara-chem-bench distribution) and runs its suite too.
 .PHONY: venv venv-demo demo test test-all
 
 venv:
@@ -13,6 +14,8 @@ demo: venv-demo
 
 test: venv
 	.venv/bin/python -m pytest -q
+	cd benchmarks && ../.venv/bin/python -m pytest -q
 
 test-all: venv
 	.venv/bin/python -m pytest -q -m ""
+	cd benchmarks && ../.venv/bin/python -m pytest -q -m ""

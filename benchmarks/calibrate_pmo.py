@@ -22,15 +22,13 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchlab package sits next to this file
-
-from benchlab.calibration import TARGETS, calibrate  # noqa: E402
-from benchlab.prior_rates import sample_prior, task_scores  # noqa: E402
-from benchlab.summary import prior_info  # noqa: E402
-from benchlab.tasks import TASK_DIR, Task  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
-PRIOR = REPO / "priors" / "moses-gru-2x256.prior"
+from benchlab.calibration import TARGETS, calibrate
+from benchlab.paths import DEFAULT_PRIOR as PRIOR
+from benchlab.paths import TASK_DIR
+from benchlab.prior_rates import sample_prior, task_scores
+from benchlab.summary import prior_info
+from benchlab.tables import repo_relative
+from benchlab.tasks import Task
 
 DESCRIPTIONS = {
     "celecoxib_rediscovery": "Tanimoto similarity (ECFP4) to celecoxib; 1 only for celecoxib itself",
@@ -66,12 +64,6 @@ def fmt(threshold: float) -> str:
     return f"{threshold:.2f}" if round(threshold, 2) == threshold else f"{threshold:.3f}"
 
 
-def shown(path: str) -> str:
-    """A prior path as the repository names it (relative to the repo root when inside it)."""
-    resolved = Path(path).absolute()
-    return str(resolved.relative_to(REPO)) if resolved.is_relative_to(REPO) else str(path)
-
-
 def scoring(objective: str) -> dict:
     """One Guacamol endpoint, weight 1, no transform: the task score is guacamol's own score."""
     return {"type": "arithmetic_mean",
@@ -87,7 +79,7 @@ def task_text(objective: str, cal: dict, prior: str, n: int, unique: int, seed: 
         f"# Thresholds [lenient, strict]: the scores above which ~{TARGETS['lenient']:.0%} / "
         f"~{TARGETS['strict']:.1%} of the unique valid prior",
         f"# samples lie (98th / 99.5th percentile of {unique} unique valid of {n} SMILES sampled from",
-        f"# {shown(prior)}, seed {seed}), rounded to 0.01; prior hit rates {cal['rate@lenient']:.2%} / "
+        f"# {repo_relative(prior)}, seed {seed}), rounded to 0.01; prior hit rates {cal['rate@lenient']:.2%} / "
         f"{cal['rate@strict']:.2%}.",
     ]
     if cal["note"]:
@@ -108,7 +100,7 @@ def table(rows: list[dict], info: dict) -> str:
     """calibration.md: per objective, quantiles, thresholds, prior hit rates and scoring time."""
     p = info["prior"]
     lines = [f"# PMO task thresholds, calibrated on the prior\n",
-             f"{info['n']} SMILES sampled from `{shown(p['path'])}` (sha256 `{p['sha256'][:16]}…`, "
+             f"{info['n']} SMILES sampled from `{repo_relative(p['path'])}` (sha256 `{p['sha256'][:16]}…`, "
              f"epochs {p.get('epochs')}), torch seed {info['seed']}: {info['valid']} valid, {info['unique']} unique "
              "valid, each scored once per objective with the task's scoring section (guacamol's own score). "
              f"Rule: strict = 99.5th, lenient = 98th percentile, rounded to 0.01 (`benchlab/calibration.py`); "

@@ -23,17 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # the benchlab package sits next to this file
+from benchlab.jobs import DONE_NAME
+from benchlab.peers.peer_run import RECORD_NAME as PEER_RECORD_NAME
+from benchlab.stats import welch_p
+from benchlab.tasks import Task, resolve_tasks
 
-from benchlab.jobs import DONE_NAME  # noqa: E402
-from benchlab.stats import welch_p  # noqa: E402
-from peers.peer_run import RECORD_NAME as PEER_RECORD_NAME  # noqa: E402
-from benchlab.tasks import Task, resolve_tasks  # noqa: E402
-
-from mara_chem.metrics.auc import top_k_auc, top_k_mean  # noqa: E402
-from mara_chem.metrics.diversity import fingerprints, mean_pairwise_distance_fps, n_circles_fps  # noqa: E402
-from mara_chem.run_folder.oracle_log import read_oracle_log  # noqa: E402
-from mara_chem.metrics.yield_ob import hits  # noqa: E402
+from mara_chem.metrics.auc import top_k_auc, top_k_mean
+from mara_chem.metrics.diversity import fingerprints, mean_pairwise_distance_fps, n_circles_fps
+from mara_chem.metrics.yield_ob import hits
+from mara_chem.run_folder.oracle_log import read_oracle_log
 
 #: published sums of the mean AUC top-10 over the 20 PMO objectives that run offline (the anchors the table is read against)
 PUBLISHED = [

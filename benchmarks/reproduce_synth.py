@@ -6,8 +6,9 @@
 SYNTH: ClpP docking (Vina) + QED + HBD <= 3 + a retrosynthesis route (any reaction), 10,000 oracle calls.
 ALL-AMIDE: the same with every route reaction an amide coupling, 5,000 calls. The scoring of each protocol
 is read from its run file (``configs/synth_clpp_mara.toml``, ``configs/all_amide_clpp_mara.toml``); the
-strategies (DAP = REINVENT, MARA, GRPO, IPS-GRPO) and the run harness, tables and figures are the benchmark
-runner's (``benchmarks/run_benchmark.py``), so both write the same ``results.md``/``.csv``/``.json``.
+strategies (the variants ``dap`` = REINVENT, ``mara``, ``grpo``, ``ips_grpo`` of ``benchmarks/variants.toml``) and
+the run harness, tables and figures are the benchmark runner's (``benchlab``), so both write the same
+``results.md``/``.csv``/``.json``.
 ``--executor ray --address ...`` sends docking and retrosynthesis to a Ray cluster; ``--workers`` runs
 that many learners at once (a process pool). Before anything runs, the expected full-scale cost is
 printed. ``--smoke`` drops the docking endpoint (the receptor is not in this repository), and runs two
@@ -19,17 +20,22 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
+import json
 import sys
 import time
 import tomllib
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
+from benchlab.jobs import make_jobs
+from benchlab.paths import DEFAULT_PRIOR, REPO, RESULTS
+from benchlab.pool import run_grid
+from benchlab.summary import summarize
+from benchlab.tasks import Task
+from benchlab.variants import load_variants, resolve_variants
 
-from run_benchmark import DEFAULT_PRIOR, STRATEGIES, Task, make_jobs, run_grid, summarize  # noqa: E402
+STRATEGIES = ("dap", "mara", "grpo", "ips_grpo")  # variants of benchmarks/variants.toml
 
 PROTOCOLS = {  # name: (run file whose scoring is used, budget, description)
     "SYNTH": ("synth_clpp_mara.toml", 10_000, "ClpP docking + QED + HBD <= 3 + retrosynthesis route (any reaction)"),
@@ -91,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--retro-seconds", type=float, default=RETRO_S_PER_MOLECULE, help="retrosynthesis s/molecule/core for the estimate")
     p.add_argument("--prior", default=str(DEFAULT_PRIOR))
     p.add_argument("--runs", default=str(REPO / "runs" / "reproduce_synth"))
-    p.add_argument("--out", default=str(HERE / "results" / "reproduce_synth"))
+    p.add_argument("--out", default=str(RESULTS / "reproduce_synth"))
     p.add_argument("--smoke", action="store_true", help="no docking, dap+mara, seed 0, 32 calls: minutes")
     p.add_argument("--summarize-only", action="store_true")
     return p
@@ -104,14 +110,17 @@ def main(argv: list[str] | None = None) -> int:
     runs, out = Path(args.runs), Path(args.out)
     if args.smoke:
         runs, out = runs.with_name(runs.name + "_smoke"), out.with_name(out.name + "_smoke")
+    variants = resolve_variants(strategies, load_variants())
     jobs, tasks = [], []
     for name in args.protocols:
         _, budget, description = PROTOCOLS[name]
+        scoring = protocol_scoring(name, args.smoke, args.executor, args.address, runs / "caches")
+        # the task's digest (a finished run is reused only for the same one) is that of its scoring section
+        digest = hashlib.sha256(json.dumps(scoring, sort_keys=True).encode()).hexdigest()
         task = Task(name=name, description=description + (" [smoke: no docking]" if args.smoke else ""),
-                    thresholds=THRESHOLDS, region_kind="none",
-                    scoring=protocol_scoring(name, args.smoke, args.executor, args.address, runs / "caches"))
+                    thresholds=THRESHOLDS, region_kind="none", scoring=scoring, sha256=digest)
         tasks.append(task)
-        jobs += make_jobs([task], strategies, seeds, 32 if args.smoke else budget, args.prior, runs,
+        jobs += make_jobs([task], variants, seeds, 32 if args.smoke else budget, args.prior, runs,
                           batch_size=16 if args.smoke else 64, max_steps=8 if args.smoke else 400)
     command = "python benchmarks/reproduce_synth.py " + " ".join(sys.argv[1:] if argv is None else argv)
     if not args.summarize_only:
@@ -121,7 +130,10 @@ def main(argv: list[str] | None = None) -> int:
               flush=True)
         if failed:
             return 1
-    info = summarize(jobs, tasks, strategies, out, 100, command)
+    info = summarize(jobs, tasks, variants, out, 100, command)
+    if info is None:
+        print(f"no finished run to summarise in {runs}", file=sys.stderr)
+        return 1
     print(f"{len(info['runs'])} runs summarised; tables and figures in {out}")
     return 0
 

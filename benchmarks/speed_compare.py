@@ -24,13 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-REPO = HERE.parent
-sys.path.insert(0, str(HERE))
-
-from benchlab.jobs import Job, run_config  # noqa: E402
-from benchlab.tasks import resolve_tasks  # noqa: E402
-from benchlab.variants import load_variants  # noqa: E402
+from benchlab.jobs import Job, run_config
+from benchlab.paths import DEFAULT_PRIOR, REPO
+from benchlab.tasks import resolve_tasks
+from benchlab.variants import load_variants
 
 CHILD = """
 import hashlib, json, sys, time, torch
@@ -76,7 +73,7 @@ def main() -> int:
     args = parser.parse_args()
     task = resolve_tasks([args.task])[0]
     variant = load_variants()[args.variant]
-    prior = str(REPO / "priors" / "moses-gru-2x256.prior")
+    prior = str(DEFAULT_PRIOR)
     names = ("baseline " + args.baseline, "current")
     runs: dict[str, list[dict]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory() as tmp:

@@ -13,71 +13,45 @@ this script, not with ``speed_compare.py``'s figures. Phases a tree does not hav
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 import time
-from collections import defaultdict
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import torch
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+from benchlab.jobs import Job, run_config
+from benchlab.paths import DEFAULT_PRIOR
+from benchlab.phases import PhaseClock
+from benchlab.tasks import resolve_tasks
+from benchlab.variants import load_variants
 
-from benchlab.jobs import Job, run_config  # noqa: E402
-from benchlab.tasks import resolve_tasks  # noqa: E402
-from benchlab.variants import load_variants  # noqa: E402
+import mara_chem.chem.smiles as chem_smiles
+import mara_chem.models.language_model as language_model
+import mara_chem.models.networks as networks
+import mara_chem.rl.agent_update as agent_update
+import mara_chem.rl.diversity_filters as diversity_filters
+import mara_chem.rl.loop as loop
+import mara_chem.rl.oracle as oracle
+import mara_chem.rl.outcomes as outcomes
+import mara_chem.rl.replay as replay
+import mara_chem.rl.summary as summary
+import mara_chem.run_folder.oracle_log as oracle_log
+import mara_chem.scoring.component as component
+import mara_chem.scoring.components.physchem as physchem
+import mara_chem.scoring.components.similarity as similarity
+import mara_chem.scoring.scorer as scorer
+from mara_chem.rl.config import load_run_config
 
-import mara_chem.chem.smiles as chem_smiles  # noqa: E402
-import mara_chem.run_folder.oracle_log as oracle_log  # noqa: E402
-import mara_chem.models.language_model as language_model  # noqa: E402
-import mara_chem.models.networks as networks  # noqa: E402
-import mara_chem.rl.agent_update as agent_update  # noqa: E402
-import mara_chem.rl.diversity_filters as diversity_filters  # noqa: E402
-import mara_chem.rl.loop as loop  # noqa: E402
-import mara_chem.rl.oracle as oracle  # noqa: E402
-import mara_chem.rl.outcomes as outcomes  # noqa: E402
-import mara_chem.rl.replay as replay  # noqa: E402
-import mara_chem.rl.step_samples as step_samples  # noqa: E402
-import mara_chem.rl.summary as summary  # noqa: E402
-import mara_chem.scoring.component as component  # noqa: E402
-import mara_chem.scoring.components.physchem as physchem  # noqa: E402
-import mara_chem.scoring.components.similarity as similarity  # noqa: E402
-import mara_chem.scoring.scorer as scorer  # noqa: E402
-from mara_chem.rl.config import load_run_config  # noqa: E402
-
-SECONDS: dict[str, float] = defaultdict(float)
-_STACK: list[float] = []  # CPU seconds of nested phases, per open phase
-
-
-def timed(owner: Any, name: str, label: str | Callable[[], str]) -> None:
-    """Replace ``owner.name`` by a wrapper that adds its exclusive CPU time to ``SECONDS[label]``."""
-    if not hasattr(owner, name):
-        return
-    inner = getattr(owner, name)
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        key = label() if callable(label) else label
-        _STACK.append(0.0)
-        start = time.process_time()
-        try:
-            return inner(*args, **kwargs)
-        finally:
-            elapsed = time.process_time() - start
-            SECONDS[key] += elapsed - _STACK.pop()
-            if _STACK:
-                _STACK[-1] += elapsed
-
-    setattr(owner, name, wrapper)
+CLOCK = PhaseClock(time.process_time)
+SECONDS = CLOCK.totals
+timed = CLOCK.wrap
 
 
 def instrument() -> None:
     timed(loop.StagedLearning, "_step", "loop bookkeeping (arrays, hits, records)")
     timed(language_model.LanguageModel, "sample", "sampling: python loop, multinomial, decode")
     timed(networks.RecurrentNetwork, "step", "sampling: GRU steps (forward, recorded for autograd)")
-    timed(step_samples, "canonicalize", "canonicalisation (RDKit)")
+    CLOCK.wrap_everywhere(chem_smiles.canonicalize, "canonicalisation (RDKit)", "mara_chem")
     timed(oracle.Oracle, "score", "scoring: cache, budget, log rows")
     timed(oracle_log.OracleLog, "append", "oracle-log write")
     timed(physchem.DescriptorComponent, "score_mol", "scoring: QED")
@@ -112,7 +86,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(1)
     instrument()
-    prior = str(HERE.parent / "priors" / "moses-gru-2x256.prior")
+    prior = str(DEFAULT_PRIOR)
     task = resolve_tasks([args.task])[0]
     with tempfile.TemporaryDirectory() as tmp:
         job = Job(task, load_variants()[args.variant], args.seed, args.budget, prior, Path(tmp))
@@ -128,6 +102,8 @@ def main() -> None:
     print("|---|---|---|")
     for key, seconds in sorted(SECONDS.items(), key=lambda kv: -kv[1]):
         print(f"| {key} | {seconds / result.steps * 1000:.1f} | {seconds / total:.1%} |")
+    if CLOCK.missing:
+        print(f"not in this tree (left out): {', '.join(CLOCK.missing)}")
 
 
 if __name__ == "__main__":

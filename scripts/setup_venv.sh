@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Creates (or reuses) .venv in the repo root and installs mara-chem with a CPU PyTorch.
 #   scripts/setup_venv.sh demo   the package alone: what `make demo` needs (run, metrics, report)
-#   scripts/setup_venv.sh test   plus the extras the test suite exercises: docking, ray, retro, tensorboard, peers, test
-# Safe to run twice: a stamp keyed on the mode and pyproject.toml skips the install when nothing changed.
+#   scripts/setup_venv.sh test   plus the extras the test suite exercises: docking, ray, retro, tensorboard, peers, test,
+#                                and the benchmark lab (benchmarks/: the mara-chem-bench distribution, editable)
+# Safe to run twice: a stamp keyed on the mode and both pyproject.toml files skips the install when nothing changed.
 # A GPU host that already has torch in .venv keeps it. TORCH_SPEC overrides the torch requirement.
 # The GPL protonation tools (extra "gpl-protonation") are never installed here; see docs/installing.md, "Licences".
 set -euo pipefail
@@ -18,12 +19,14 @@ TORCH_SPEC="${TORCH_SPEC:-torch==2.13.0}"
 if [ ! -x .venv/bin/python ]; then
     "$PYTHON" -m venv .venv
 fi
-stamp=".venv/.mara-chem-installed-$MODE-$(sha256sum pyproject.toml | cut -c1-16)"
+stamp=".venv/.mara-chem-installed-$MODE-$(cat pyproject.toml benchmarks/pyproject.toml | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
     # torch first and pinned: an open range would pull a multi-GB CUDA build.
     .venv/bin/python -c "import torch" 2>/dev/null || .venv/bin/python -m pip install -q "$TORCH_SPEC"
     .venv/bin/python -m pip install -q -e "$SPEC"
     if [ "$MODE" = test ]; then
+        # the benchmark lab, editable: it reads its task files, variants and results beside itself
+        .venv/bin/python -m pip install -q -e "benchmarks[peers,test]"
         # rxn-insight ships the retrosynthesis templates; only its data file is read, not its heavy dependencies
         .venv/bin/python -m pip install -q --no-deps "rxn-insight>=0.1.3"
     fi

@@ -172,25 +172,6 @@ def test_protocol_run_files_use_the_retrosynthesis_endpoint(name, reactions, bud
     assert any("SAScore" in e for e in sa.stage[0].scoring.component)  # the fast SA alternative stays
 
 
-@pytest.mark.slow
-def test_reproduce_synth_smoke(tmp_path: Path):
-    """The SYNTH / ALL-AMIDE grid end to end at smoke size (no docking): runs, metrics and tables."""
-    import subprocess
-    import sys
-
-    repo = Path(__file__).resolve().parents[1]
-    out, runs = tmp_path / "out", tmp_path / "runs"
-    proc = subprocess.run([sys.executable, str(repo / "benchmarks" / "reproduce_synth.py"), "--smoke", "--workers", "2",
-                           "--runs", str(runs), "--out", str(out)], capture_output=True, text=True, timeout=1800)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert "expected full-scale cost" in proc.stdout and "core-hours" in proc.stdout
-    results = (tmp_path / "out_smoke" / "results.md").read_text()
-    assert "SYNTH" in results and "ALL-AMIDE" in results
-    for protocol in ("SYNTH", "ALL-AMIDE"):
-        for strategy in ("dap", "mara"):
-            assert (runs.with_name("runs_smoke") / protocol / strategy / "seed0" / "oracle_log.csv").is_file()
-
-
 def test_stock_asks_every_kekule_form_and_keeps_its_guards():
     import molbloom
     from syntheseus.interface.molecule import Molecule

@@ -1,4 +1,5 @@
-"""The multi-seed benchmark runner as a small package; ``benchmarks/run_benchmark.py`` is its command line.
+"""The benchmark lab (the ``mara-chem-bench`` distribution): the multi-seed grid runner (``mara-chem-bench``,
+also ``benchmarks/run_benchmark.py``) and the peers (``benchlab.peers``, ``mara-chem-bench-peer``).
 
 One module per job: ``tasks`` (task files and hit regions), ``variants`` (the named strategy variants of
 ``benchmarks/variants.toml``), ``jobs`` (the job grid, each job's run file and configuration fingerprint),

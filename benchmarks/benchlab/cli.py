@@ -1,4 +1,4 @@
-"""Command line of the benchmark runner (``python benchmarks/run_benchmark.py --help``)."""
+"""Command line of the benchmark runner: ``mara-chem-bench`` (the same as ``python benchmarks/run_benchmark.py``)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from benchlab.jobs import DEFAULT_BUDGET, make_jobs, run_config
+from benchlab.paths import DEFAULT_PRIOR, REPO, RESULTS, VARIANTS_FILE
 from benchlab.tasks import resolve_tasks
-from benchlab.variants import VARIANTS_FILE, load_variants, resolve_variants
-
-HERE = Path(__file__).resolve().parents[1]
-REPO = HERE.parent
-DEFAULT_PRIOR = REPO / "priors" / "moses-gru-2x256.prior"
+from benchlab.variants import load_variants, resolve_variants
 DESCRIPTION = """Multi-seed benchmark runner: tasks x variants x seeds, in worker processes, then tables and plots.
 
 Each run gets its own folder <runs>/<task>/<variant>/seed<k> holding the staged-learning outputs and, once
@@ -42,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=2, help="parallel processes (one torch thread each)")
     p.add_argument("--prior", default=str(DEFAULT_PRIOR), help="prior file (copy it first if it is being retrained)")
     p.add_argument("--runs", default=str(REPO / "runs" / "benchmark"), help="root folder of the run folders")
-    p.add_argument("--out", default=str(HERE / "results" / "suite"), help="folder for tables and figures")
+    p.add_argument("--out", default=str(RESULTS / "suite"), help="folder for tables and figures")
     p.add_argument("--ob-n", type=int, default=100, help="N of the OB_N column")
     p.add_argument("--circle-seed", type=int, default=None,
                    help="#Circles: visit hits in a random order with this seed (default: discovery order)")

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from benchlab.diagnostics import DIAGNOSTICS
+from benchlab.paths import REPO
 from benchlab.run_metrics import METRIC_LABELS
 from benchlab.stats import welch_p
 from benchlab.tasks import Task
@@ -208,9 +209,8 @@ def diagnostics_table(rows: list[dict[str, Any]], tasks: Sequence[Task], variant
 def repo_relative(path: str) -> str:
     """``path`` relative to the repository that holds this runner when it lies inside it (a worktree's or a
     clone's absolute path says nothing to a reader), else unchanged."""
-    repo = Path(__file__).resolve().parents[2]
     try:
-        return str(Path(path).absolute().relative_to(repo))
+        return str(Path(path).absolute().relative_to(REPO))
     except ValueError:
         return str(path)
 

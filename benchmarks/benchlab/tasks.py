@@ -16,7 +16,8 @@ from typing import Any
 
 import numpy as np
 
-TASK_DIR = Path(__file__).resolve().parents[1] / "tasks"
+from benchlab.paths import TASK_DIR
+
 PROJECT_GROUP = "project"
 ALL = "all"
 

@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from benchlab.paths import VARIANTS_FILE
 from benchlab.tasks import Task
 
-VARIANTS_FILE = Path(__file__).resolve().parents[1] / "variants.toml"
 BASELINE = "dap"
 THRESHOLD_REFS = ("@strict", "@lenient")
 

@@ -19,21 +19,19 @@ count, the wall-clock cap only a safety net.
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
+from mara_chem.data.building_blocks import DEFAULT_PATH
+from mara_chem.scoring.retro.exact_stock import read_building_blocks
+from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome
+from mara_chem.scoring.retro.settings import REACTION_SETS, STOCK_CONFIRMATIONS, RetroSettings
+from mara_chem.scoring.workers.executors import build_executor
 
-from mara_chem.data.building_blocks import DEFAULT_PATH  # noqa: E402
-from mara_chem.scoring.retro.exact_stock import read_building_blocks  # noqa: E402
-from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome  # noqa: E402
-from mara_chem.scoring.retro.settings import REACTION_SETS, STOCK_CONFIRMATIONS, RetroSettings  # noqa: E402
-from mara_chem.scoring.workers.executors import build_executor  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 #: reasons a pass records when the executor lost a molecule (a dead worker, the hard timeout)
 LOST = ("worker died", "timeout after")

@@ -187,3 +187,43 @@ def save_reinvent_prior(model: LanguageModel, path: str | Path, data_source: str
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.save(with_hash_id(model_to_reinvent(model, data_source)), path)
     return path
+
+
+def teach_end_after_end(model: LanguageModel, smiles: list[str], chain: int = 12, steps: int = 40) -> float:
+    """Make ``$`` followed by ``$`` near-certain in ``model`` (in place), as in a prior REINVENT trained.
+
+    REINVENT's likelihood counts the padding after ``$`` (padding is ``$``), and its sampler stops only once
+    every row has emitted ``$`` in the same step; a prior trained elsewhere keeps sampling after ``$`` up to
+    the maximum length, so REINVENT would both mis-score it and sample slower than with its own priors. Only
+    the input embedding of ``$`` changes (Adam on ``chain`` steps after the end of ``smiles``): ``$`` is never
+    an input before the end, so every SMILES keeps its log-likelihood. Returns mean log p($ | $...)."""
+    vocab, net = model.vocabulary, model.network
+    if not isinstance(net, RecurrentNetwork):
+        raise ReinventPriorError(f"REINVENT's format holds recurrent networks only, not {type(net).__name__}")
+    tokens = vocab.encode_batch(smiles)
+    last = (tokens != vocab.pad_idx).sum(dim=1) - 2  # position of the last SMILES token (before "$")
+    with torch.no_grad():
+        state, states = None, []
+        for t in range(int(last.max()) + 1):
+            _, state = net.step(tokens[:, t], state)
+            states.append(state)
+        rows = range(len(smiles))
+        if isinstance(state, tuple):  # LSTM (h, c)
+            start = [torch.stack([states[int(last[i])][k][:, i] for i in rows], dim=1) for k in range(2)]
+        else:
+            start = torch.stack([states[int(last[i])][:, i] for i in rows], dim=1)
+    end_embedding = torch.nn.Parameter(net.embedding.weight[vocab.end_idx].detach().clone())
+    optimizer = torch.optim.Adam([end_embedding], lr=0.2)
+    for _ in range(steps):
+        state = tuple(start) if isinstance(start, list) else start
+        loss = torch.zeros(())
+        for _ in range(chain):
+            hidden, state = net.rnn(end_embedding.expand(len(smiles), 1, -1), state)
+            logp = torch.log_softmax(model._mask_special(net.output(hidden[:, 0])), dim=-1)[:, vocab.end_idx]
+            loss = loss - logp.mean() / chain
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    with torch.no_grad():
+        net.embedding.weight[vocab.end_idx] = end_embedding
+    return -float(loss.detach())

@@ -21,7 +21,7 @@ import math
 import os
 import re
 import signal
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,6 +190,41 @@ class OracleLog:
         with open(self.path, "rb") as handle:
             handle.seek(-1, os.SEEK_END)
             return handle.read(1) == b"\n"
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """One paid oracle call as another tool recorded it (a peer's summary file): what its log row holds.
+
+    ``score`` is the aggregated score (NaN: the call failed and is spent); ``scores`` and ``raw`` are per
+    endpoint, an endpoint left out is empty in the row."""
+
+    smiles: str
+    score: float
+    step: int
+    scores: Mapping[str, float] = field(default_factory=dict)
+    raw: Mapping[str, float] = field(default_factory=dict)
+    stage: int = 1
+    reason: str | None = None
+
+
+def write_oracle_log(run_dir: str | Path, endpoints: Sequence[str], calls: Iterable[RecordedCall]) -> int:
+    """Write a new oracle log into ``run_dir`` from another tool's calls, numbered 1, 2, ... in their order,
+    so that ``mara-chem metrics`` measures that tool's run as it measures mara-chem's; returns the calls
+    written. A folder that already holds a log is refused: appending would number the calls twice."""
+    log = OracleLog(Path(run_dir) / LOG_NAME, endpoints)
+    if log.path.exists():
+        raise OracleLogError(f"{log.path} exists; an oracle log is written once, into a folder without one")
+    rows = []
+    for call, entry in enumerate(calls, start=1):
+        row: dict[str, object] = {"call": call, "step": entry.step, "stage": entry.stage, "smiles": entry.smiles,
+                                  "score": format_value(entry.score), "reason": entry.reason or ""}
+        for e in log.endpoints:
+            row[e] = format_value(entry.scores.get(e, math.nan))
+            row[f"{e}_raw"] = format_value(entry.raw.get(e, math.nan))
+        rows.append(row)
+    log.append(rows)
+    return len(rows)
 
 
 @contextmanager

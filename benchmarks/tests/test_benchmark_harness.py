@@ -6,12 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from test_benchmark_runner import PRIOR, _load_runner
-
-
-@pytest.fixture(scope="module")
-def runner():
-    return _load_runner()
+from benchlab.paths import DEFAULT_PRIOR as PRIOR
 
 
 def _job(runner, variant, run_dir=Path("/tmp/x")):

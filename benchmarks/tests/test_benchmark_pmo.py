@@ -10,17 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mara_chem.scoring.components.guacamol import ObjectiveName
-from test_benchmark_runner import PRIOR, REPO, _load_runner
+from benchlab.paths import DEFAULT_PRIOR as PRIOR
+from benchlab.paths import TASK_DIR
 
-PMO_DIR = REPO / "benchmarks" / "tasks" / "pmo"
+from mara_chem.scoring.components.guacamol import ObjectiveName
+
+PMO_DIR = TASK_DIR / "pmo"
 PROJECT = {"ref_neighbourhoods", "chemotypes", "ring_islands"}
 OBJECTIVES = set(typing.get_args(ObjectiveName))
-
-
-@pytest.fixture(scope="module")
-def runner():
-    return _load_runner()
 
 
 @pytest.fixture(scope="module")

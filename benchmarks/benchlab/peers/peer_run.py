@@ -11,18 +11,13 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-BENCHMARKS = Path(__file__).resolve().parents[1]
-if str(BENCHMARKS) not in sys.path:
-    sys.path.insert(0, str(BENCHMARKS))  # the benchlab package (task files)
+from benchlab.tasks import Task, resolve_tasks
 
-from benchlab.tasks import Task, resolve_tasks  # noqa: E402
-
-from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock  # noqa: E402
+from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock
 
 RECORD_NAME = "peer_run.json"
 

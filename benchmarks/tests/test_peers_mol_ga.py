@@ -1,22 +1,18 @@
-"""The Mol GA peer (benchmarks/peers/mol_ga_peer.py): its objective charges what mara-chem's oracle charges
+"""The Mol GA peer (``benchlab.peers.mol_ga``): its objective charges what mara-chem's oracle charges
 (a repeat or an invalid SMILES costs nothing), never exceeds the budget, and ``mara-chem metrics`` reads its log."""
 
 from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "benchmarks" / "peers"))
+from benchlab.peers import mol_ga as mol_ga_peer
+from benchlab.peers import peer_run
 
-import mol_ga_peer  # noqa: E402
-import peer_run  # noqa: E402
-
-from mara_chem.run_folder.oracle_log import read_oracle_log  # noqa: E402
+from mara_chem.run_folder.oracle_log import read_oracle_log
 
 pytest.importorskip("guacamol", reason="the PMO tasks score with guacamol (scripts/setup_venv.sh test installs it)")
 

@@ -8,26 +8,28 @@ from pathlib import Path
 
 import pytest
 
-from mara_chem.run_folder.oracle_log import OracleLog
+from benchlab.paths import BENCHMARKS, TASK_DIR
+from benchlab.tasks import load_task
 
-REPO = Path(__file__).resolve().parents[1]
-TASK = REPO / "benchmarks" / "tasks" / "pmo" / "qed.toml"
+from mara_chem.run_folder.oracle_log import RecordedCall, write_oracle_log
+
+TASK = TASK_DIR / "pmo" / "qed.toml"
 SMILES = ["CCO", "c1ccccc1O", "CC(=O)Nc1ccc(O)cc1", "CCN(CC)CC", "O=C(O)c1ccccc1O", "CCOC(=O)c1ccccc1"]
 
 
 def _table():
-    spec = importlib.util.spec_from_file_location("pmo_table", REPO / "benchmarks" / "pmo_table.py")
+    """benchmarks/pmo_table.py, the script, as a module."""
+    spec = importlib.util.spec_from_file_location("pmo_table", BENCHMARKS / "pmo_table.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules["pmo_table"] = module
+    sys.modules["pmo_table"] = module  # its dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
 
 def _write_log(run_dir: Path, scores: list[float], finished: bool = True) -> None:
     run_dir.mkdir(parents=True)
-    log = OracleLog(run_dir / "oracle_log.csv", ["qed"])
-    log.append([{"call": i + 1, "step": 1, "stage": 1, "smiles": s, "score": v, "qed": v, "qed_raw": v, "reason": ""}
-                for i, (s, v) in enumerate(zip(SMILES, scores))])
+    write_oracle_log(run_dir, ["qed"], [RecordedCall(s, v, 1, scores={"qed": v}, raw={"qed": v})
+                                        for s, v in zip(SMILES, scores)])
     if finished:  # a peer's record, as its runner writes it at the end
         (run_dir / "peer_run.json").write_text('{"wall_s": 1.5}')
 
@@ -38,8 +40,6 @@ def test_sums_cells_and_p_values(tmp_path: Path):
         _write_log(tmp_path / "a" / "qed" / "v" / f"seed{seed}", [0.2 + bump, 0.5, 0.96, 0.3, 0.95, 0.1])
         _write_log(tmp_path / "b" / "qed" / "w" / f"seed{seed}", [0.1 + bump, 0.2, 0.3, 0.3, 0.2, 0.1])
     _write_log(tmp_path / "a" / "qed" / "v" / "seed3", [0.99] * 6, finished=False)  # still running: left out
-    from benchlab.tasks import load_task  # on sys.path once pmo_table.py is loaded
-
     task = load_task(TASK, "pmo")
     methods = [pmo.Method.parse(f"A={tmp_path / 'a'}:v"), pmo.Method.parse(f"B={tmp_path / 'b'}:w")]
     data = pmo.collect(methods, [task], budget=6)
@@ -66,8 +66,6 @@ def test_a_malformed_method_is_a_one_line_error():
 
 def test_a_runs_numbers_are_kept_beside_its_log_until_the_log_changes(tmp_path: Path):
     pmo = _table()
-    from benchlab.tasks import load_task
-
     task = load_task(TASK, "pmo")
     run = tmp_path / "a" / "qed" / "v" / "seed0"
     _write_log(run, [0.2, 0.5, 0.96, 0.3, 0.95, 0.1])
@@ -84,8 +82,6 @@ def test_a_runs_numbers_are_kept_beside_its_log_until_the_log_changes(tmp_path: 
 
 def test_an_incomplete_method_gets_a_summary_over_the_shared_tasks(tmp_path: Path):
     pmo = _table()
-    from benchlab.tasks import load_task
-
     qed = load_task(TASK, "pmo")
     other = load_task(TASK.with_name("celecoxib_rediscovery.toml"), "pmo")
     for task in (qed, other):

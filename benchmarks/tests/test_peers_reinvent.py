@@ -1,4 +1,4 @@
-"""The REINVENT 4.8 peer (benchmarks/peers/reinvent_peer.py): REINVENT's summary CSV becomes mara-chem's oracle
+"""The REINVENT 4.8 peer (``benchlab.peers.reinvent``): REINVENT's summary CSV becomes mara-chem's oracle
 log with PMO's count (first occurrences of valid canonical SMILES, up to the budget), and a real short
 REINVENT 4.8 run's log is read by ``mara-chem metrics``."""
 
@@ -7,18 +7,14 @@ from __future__ import annotations
 import csv
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "benchmarks" / "peers"))
+from benchlab.peers import peer_run
+from benchlab.peers import reinvent as reinvent_peer
 
-import peer_run  # noqa: E402
-import reinvent_peer  # noqa: E402
-
-from mara_chem.run_folder.oracle_log import read_oracle_log  # noqa: E402
+from mara_chem.run_folder.oracle_log import read_oracle_log
 
 pytest.importorskip("guacamol", reason="the PMO tasks score with guacamol (scripts/setup_venv.sh test installs it)")
 

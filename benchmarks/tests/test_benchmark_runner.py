@@ -7,37 +7,16 @@ and PNGs exist and hold sensible numbers.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import math
-import sys
-import types
 from pathlib import Path
 
 import pytest
 
+from benchlab.paths import DEFAULT_PRIOR as PRIOR
+from benchlab.paths import REPO, TASK_DIR
+
 from mara_chem.data.moses import sha256_of
-
-REPO = Path(__file__).resolve().parents[1]
-PRIOR = REPO / "priors" / "moses-gru-2x256.prior"
-
-
-def _load_runner():
-    spec = importlib.util.spec_from_file_location("run_benchmark", REPO / "benchmarks" / "run_benchmark.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["run_benchmark"] = module
-    spec.loader.exec_module(module)  # puts benchmarks/ on sys.path: the benchlab package
-    import benchlab.cli, benchlab.jobs, benchlab.stats, benchlab.tasks, benchlab.variants  # noqa: E401
-
-    return types.SimpleNamespace(main=module.main, available_tasks=benchlab.tasks.available_tasks,
-                                 load_task=benchlab.tasks.load_task, run_config=benchlab.jobs.run_config,
-                                 Job=benchlab.jobs.Job, variants=benchlab.variants.load_variants(),
-                                 welch_p=benchlab.stats.welch_p, jobs=benchlab.jobs, sha256_of=sha256_of)
-
-
-@pytest.fixture(scope="module")
-def runner():
-    return _load_runner()
 
 
 def test_task_files_load(runner) -> None:
@@ -45,7 +24,7 @@ def test_task_files_load(runner) -> None:
     assert len(tasks) >= 3
     for task in tasks.values():
         assert 0 < task.lenient < task.strict <= 1
-        if task.group == "project":  # the PMO tasks (tests/test_benchmark_pmo.py) mostly have no regions
+        if task.group == "project":  # the PMO tasks (test_benchmark_pmo.py) mostly have no regions
             assert len(task.regions) >= 3, f"{task.name} should define several high-scoring regions"
         cfg = runner.run_config(runner.Job(task, runner.variants["dap"], 0, 10, str(PRIOR), Path("/tmp/x")))
         assert cfg["stage"][0]["max_oracle_calls"] == 10
@@ -97,7 +76,7 @@ def test_smoke_grid(runner, tmp_path: Path, capsys) -> None:
     md = (out / "results.md").read_text()
     assert "ref_neighbourhoods" in md and "DAP" in md and "MARA" in md and "Yield" in md
     info = json.loads((out / "results.json").read_text())
-    assert info["priors"][0]["sha256"] == runner.sha256_of(PRIOR)
+    assert info["priors"][0]["sha256"] == sha256_of(PRIOR)
 
     # resumable: finished runs are skipped, the tables are rebuilt (from each run's metrics cache, same numbers)
     capsys.readouterr()
@@ -109,7 +88,7 @@ def test_smoke_grid(runner, tmp_path: Path, capsys) -> None:
     # the cache holds only for the same oracle log: an edited log is measured again
     from benchlab.run_metrics import measured_run
 
-    job = next(j for j in runner.jobs.make_jobs([runner.load_task(REPO / "benchmarks" / "tasks" / "ref_neighbourhoods.toml")],
+    job = next(j for j in runner.jobs.make_jobs([runner.load_task(TASK_DIR / "ref_neighbourhoods.toml")],
                                                 [runner.variants["dap"]], [0], 64, str(PRIOR), runs, 64, 4))
     log = job.run_dir / "oracle_log.csv"
     lines = log.read_text().splitlines(keepends=True)
@@ -120,7 +99,7 @@ def test_smoke_grid(runner, tmp_path: Path, capsys) -> None:
 def test_a_changed_task_is_not_reused(runner, tmp_path: Path) -> None:
     """A finished run is reused only for the same task file: changing a threshold (and with it MARA's τ and the
     filter's minscore) or anything else in the file makes it a different run."""
-    original = REPO / "benchmarks" / "tasks" / "ref_neighbourhoods.toml"
+    original = TASK_DIR / "ref_neighbourhoods.toml"
     changed = tmp_path / "ref_neighbourhoods.toml"
     changed.write_text(original.read_text().replace("thresholds = [0.80, 0.85]", "thresholds = [0.80, 0.90]"))
     job = runner.Job(runner.load_task(original), runner.variants["mara"], 0, 10, str(PRIOR), tmp_path / "run")
@@ -160,6 +139,5 @@ def test_the_prior_is_named_relative_to_the_repository(runner) -> None:
     """results.md names a prior inside the checkout by its repository path, not by one machine's folder."""
     from benchlab.tables import repo_relative
 
-    repo = Path(__file__).resolve().parents[1]
-    assert repo_relative(str(repo / "priors" / "moses-gru-2x256.prior")) == "priors/moses-gru-2x256.prior"
+    assert repo_relative(str(REPO / "priors" / "moses-gru-2x256.prior")) == "priors/moses-gru-2x256.prior"
     assert repo_relative("/elsewhere/x.prior") == "/elsewhere/x.prior"

@@ -51,7 +51,7 @@ from reinvent.runmodes.RL.validation import RLConfig, SectionLearningStrategy
 
 from mara_chem.chem.smiles import SmilesState, canonicalize
 from mara_chem.reinvent.export import REINVENT_STRATEGY_TYPES
-from mara_chem.rl.marginal import spelling_marginal
+from mara_chem.rl.marginal import extra_spellings, spelling_marginal
 from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, StrategyOutput, StrategyParams, build_strategy
 from mara_chem.rl.strategies import list_strategies, strategy_params_model
 from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, Rows, StrategyInputs
@@ -184,7 +184,8 @@ class MaraReward(RLReward):
             anchor_pool=lambda: _inception_pool(inception, agent_lls), memory_smiles=lambda: memory,
             marginal_probability=lambda: spelling_marginal(
                 on_policy.canonical, [str(s) for s in np.asarray(orig_smilies)[rows]], agent_lls,
-                self.strategy.params.marginal_spellings, lambda smiles: _spelling_logp(agent, smiles)))
+                lambda smiles: _spelling_logp(agent, smiles),
+                lambda m: extra_spellings(m, self.strategy.params.marginal_spellings)))
         out = self.strategy(batch)
         self.last_info = out.info
         self._optimizer.zero_grad()

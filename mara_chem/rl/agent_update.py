@@ -15,7 +15,7 @@ import torch
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.tokenizer import UnknownTokenError
 from mara_chem.rl.augmentation import StepUpdate
-from mara_chem.rl.marginal import spelling_marginal
+from mara_chem.rl.marginal import extra_spellings, spelling_marginal
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.step_samples import StepSamples
 from mara_chem.rl.strategies import LearningStrategy
@@ -70,8 +70,8 @@ class AgentUpdate:
         batch = self.inputs.build(on_policy, replay_rows, prior_samples=self.prior_sample_logp,
                                   anchor_pool=self._anchor_pool, memory_smiles=self._memory_smiles,
                                   marginal_probability=lambda: spelling_marginal(
-                                      on_policy.canonical, raw, agent_logp, self.strategy.params.marginal_spellings,
-                                      self.spelling_logp))
+                                      on_policy.canonical, raw, agent_logp, self.spelling_logp,
+                                      lambda m: extra_spellings(m, self.strategy.params.marginal_spellings)))
         out = self.strategy(batch)
         self.optimizer.zero_grad(set_to_none=True)
         out.loss.backward()

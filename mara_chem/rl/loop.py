@@ -44,7 +44,7 @@ from mara_chem.rl.checkpoint import CHECKPOINT_NAME, rng_state, save_checkpoint,
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
 from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, recover_torn_line
-from mara_chem.rl.replay import ReplayMemory
+from mara_chem.rl.replay import ModeReplayMemory, ReplayMemory
 from mara_chem.rl.resume import RunDirError, RunFolder
 from mara_chem.rl.step_samples import StepSamples, first_occurrences
 from mara_chem.rl.strategies import build_strategy
@@ -214,7 +214,11 @@ class StagedLearning:
 
     def _new_memory(self) -> ReplayMemory | None:
         inc = self.config.inception
-        return ReplayMemory(inc.memory_size, inc.sample_size, inc.deduplicate) if inc and inc.memory_size else None
+        if not inc or not inc.memory_size:
+            return None
+        if inc.replay == "remax":
+            return ModeReplayMemory(inc.memory_size, inc.sample_size, inc.mode, inc.mode_similarity, inc.min_score)
+        return ReplayMemory(inc.memory_size, inc.sample_size, inc.deduplicate)
 
     def _restore(self, state: dict[str, Any]) -> None:
         self.agent.network.load_state_dict(state["agent"])

@@ -40,10 +40,11 @@ def extra_spellings(molecule: str, k: int) -> list[str]:
     return list(dict.fromkeys(s for s in found if s))
 
 
-def spelling_marginal(canonical: Sequence[str | None], raw: Sequence[str], sampled_logp: torch.Tensor, k: int,
-                      spelling_logp: SpellingLogp) -> torch.Tensor:
+def spelling_marginal(canonical: Sequence[str | None], raw: Sequence[str], sampled_logp: torch.Tensor,
+                      spelling_logp: SpellingLogp, spellings: Callable[[str], list[str]]) -> torch.Tensor:
     """p̂(m_i) per row (float32, detached): Σ π_θ over the batch's distinct spellings of row i's molecule and
-    its :func:`extra_spellings`; ``sampled_logp`` is log π_θ of each row's own spelling ``raw[i]``."""
+    ``spellings(m)`` (:func:`extra_spellings` on SMILES); ``sampled_logp`` is log π_θ of each row's own
+    spelling ``raw[i]``."""
     if not (len(canonical) == len(raw) == sampled_logp.shape[0]):
         raise ValueError(f"{len(canonical)} canonical SMILES, {len(raw)} spellings and {sampled_logp.shape[0]} "
                          "log-likelihoods: one each per row")
@@ -52,7 +53,7 @@ def spelling_marginal(canonical: Sequence[str | None], raw: Sequence[str], sampl
     for i, molecule in enumerate(canonical):
         if molecule is not None:
             known.setdefault(molecule, {}).setdefault(raw[i], float(logp[i]))
-    to_score = [(m, s) for m, spelt in known.items() for s in extra_spellings(m, k) if s not in spelt]
+    to_score = [(m, s) for m, spelt in known.items() for s in spellings(m) if s not in spelt]
     if to_score:
         scored = spelling_logp([s for _, s in to_score]).detach().double().cpu()
         for (molecule, spelling), value in zip(to_score, scored.tolist()):

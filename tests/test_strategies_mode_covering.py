@@ -326,3 +326,53 @@ def test_remax_run_file_options_are_validated(inception, message):
         load_run_config(table)
     table["inception"] = {"replay": "remax", "mode": "cluster", "mode_similarity": 0.5, "min_score": 0.7}
     assert load_run_config(table).inception.mode_similarity == 0.5
+
+
+# ------------------------------------------------------------------------------------------ through the loop
+def _loop(tmp_path, table: dict, inception: dict | None = None):
+    from pathlib import Path
+
+    from mara_chem.rl.config import load_run_config
+    from mara_chem.rl.loop import StagedLearning
+
+    prior_file = Path(__file__).resolve().parents[1] / "priors" / "moses-gru-2x256.prior"
+    config = {"run_type": "staged_learning", "device": "cpu", "seed": 1,
+              "parameters": {"prior_file": str(prior_file), "agent_file": str(prior_file),
+                             "summary_csv_prefix": str(tmp_path / "run" / "summary"), "batch_size": 8},
+              "learning_strategy": table,
+              "stage": [{"max_steps": 1, "scoring": {"type": "geometric_mean", "component": [
+                  {"QED": {"endpoint": [{"name": "QED", "weight": 1}]}}]}}]}
+    if inception is not None:
+        config["inception"] = inception
+    return StagedLearning(load_run_config(config), quiet=True)
+
+
+def test_the_loop_feeds_mips_the_spelling_marginal_and_builds_re_max_memory(tmp_path):
+    from mara_chem.chem.smiles import canonicalize
+
+    learning = _loop(tmp_path, {"type": "mips_grpo", "marginal_spellings": 3},
+                     {"memory_size": 20, "sample_size": 4, "replay": "remax", "mode": "scaffold"})
+    assert isinstance(learning.memory, ModeReplayMemory)
+    seen, scored = [], []
+    learning.strategy.register_forward_hook(lambda module, args, out: seen.append(args[0]))
+    spelling_logp = learning.update.spelling_logp
+
+    def recorded(smiles: list[str]) -> torch.Tensor:  # the loop's own scorer, its calls recorded
+        out = spelling_logp(smiles)
+        scored.extend(zip(smiles, out.tolist()))
+        return out
+
+    learning.update.spelling_logp = recorded
+    learning.run()
+    batch, canonical = seen[0], learning.update.last.canonical
+    on_policy = batch.on_policy
+    own = batch.agent_logp.detach()[on_policy].double().exp()
+    marginal = batch.outcome_freq[on_policy].double()
+    extra = {}
+    for smiles, logp in scored:
+        extra.setdefault(canonicalize(smiles), []).append(logp)
+    assert scored and set(extra) <= set(canonical) and all(len(v) <= 3 for v in extra.values())
+    for i, molecule in enumerate(canonical):
+        bound = own[i] + sum(torch.tensor(extra.get(molecule, []), dtype=torch.float64).exp())
+        assert own[i] * (1 - 1e-5) <= marginal[i] <= bound * (1 + 1e-5) + 1e-30
+    assert len(set(learning.memory.modes)) == len(learning.memory)

@@ -27,7 +27,7 @@ import torch
 from pydantic import Field, model_validator
 
 from mara_chem.rl.strategies.base import LearningStrategy, StrategyBatch, StrategyParams
-from mara_chem.rl.strategies.policy_gradient import forward_kl_loss
+from mara_chem.rl.strategies.policy_gradient import batch_forward_kl_loss
 
 
 def dmpo_targets(rewards: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
@@ -85,8 +85,5 @@ class DMPO(LearningStrategy):
             positive = group_target[group_target > 0]
             info["dmpo_target_entropy"] = float(-(positive * positive.log()).sum()) if positive.numel() else 0.0
         if p.kl == "forward":
-            prior_samples = batch.prior_sample_agent_logp
-            if prior_samples is None or prior_samples.numel() == 0:
-                raise ValueError("kl = 'forward' needs prior_sample_agent_logp (agent log-probs of prior samples)")
-            loss = loss + forward_kl_loss(prior_samples, p.beta)
+            loss = loss + batch_forward_kl_loss(batch, p.beta)
         return loss, rewards, None

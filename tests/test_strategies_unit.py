@@ -21,7 +21,7 @@ from mara_chem.rl.strategies import (
     strategy_params_model,
 )
 
-ALL_TYPES = ["dap", "grpo", "ips_dap", "ips_grpo", "mara", "reinforce", "rloo"]
+ALL_TYPES = ["dap", "dmpo", "grpo", "ips_dap", "ips_grpo", "mara", "mips_grpo", "reinforce", "rloo"]
 MINIMAL_OPTIONS = {"mara": {"tau": 0.5}}
 
 
@@ -354,6 +354,8 @@ CUDA_OPTIONS = {
     "rloo": {"ips": True},
     "grpo": {"mara": True, "tau": 0.5, "anchor_pool": "batch+memory"},
     "ips_grpo": {"kl": "reverse"},
+    "mips_grpo": {"ips_eps": 0.001},
+    "dmpo": {"kl": "forward"},
 }
 
 

@@ -246,7 +246,8 @@ def harness_text(variant: Variant) -> str:
     h = variant.harness
     flt = "no diversity filter" if h.diversity_filter == "none" else f"scaffold filter, bucket {h.bucket_size}"
     aug = f", augmented memory {h.augmentation_rounds} rounds" if h.augmentation_rounds else ""
-    return f"{flt}, replay memory {h.memory_size} / sample {h.sample_size}{aug}"
+    replay = f"Re:Max replay ({h.replay_mode}s, min score {h.replay_min_score})" if h.replay == "remax" else "replay memory"
+    return f"{flt}, {replay} {h.memory_size} / sample {h.sample_size}{aug}"
 
 
 def results_markdown(info: dict[str, Any], tasks: Sequence[Task], variants: Sequence[Variant],

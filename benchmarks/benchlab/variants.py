@@ -36,6 +36,11 @@ class Harness(BaseModel):
     sample_size: int = Field(10, ge=0)
     #: augmented memory (``[parameters] augmentation_rounds``, its selective purge on): extra updates a step
     augmentation_rounds: int = Field(0, ge=0, le=100)
+    #: Re:Max replay (``[inception] replay = "remax"``): one example per mode, modes replayed uniformly;
+    #: ``replay_min_score`` a number or a threshold reference ("@lenient", "@strict") of the task
+    replay: Literal["score", "remax"] = "score"
+    replay_mode: Literal["scaffold", "cluster"] = "scaffold"
+    replay_min_score: float | Literal["@lenient", "@strict"] = 0.0
 
     @property
     def is_default(self) -> bool:

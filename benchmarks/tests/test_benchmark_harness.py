@@ -73,3 +73,14 @@ def test_diagnostics_of_a_run_without_filter_have_no_scaffold_factor(runner, tmp
     assert diag["ips_factor_scaffold"] is None
     assert diag["ips_factor_molecule"] == pytest.approx(1 / 3)
     assert diag["anchor_score"] == pytest.approx(0.5)  # zaleplon_mpo_zinc strict 0.41: the more prior-likely high row
+
+
+def test_remax_harness_writes_re_max_replay_with_the_task_threshold(runner) -> None:
+    from mara_chem.rl.config import load_run_config
+    cfg = runner.run_config(_job(runner, runner.variants["pmo_dap_remax_lenient"]))
+    assert cfg["inception"] == {"memory_size": 100, "sample_size": 24, "replay": "remax", "mode": "scaffold",
+                                "min_score": 0.40}
+    run = load_run_config(cfg)
+    assert run.inception.replay == "remax" and run.inception.min_score == 0.40
+    for name in ("pmo_mips_grpo", "pmo_dmpo", "pmo_dap_remax_cluster", "pmo_ips_dap_scaffold_window_remax"):
+        load_run_config(runner.run_config(_job(runner, runner.variants[name])))

@@ -51,6 +51,7 @@ from reinvent.runmodes.RL.validation import RLConfig, SectionLearningStrategy
 
 from mara_chem.chem.smiles import SmilesState, canonicalize
 from mara_chem.reinvent.export import REINVENT_STRATEGY_TYPES
+from mara_chem.rl.marginal import extra_spellings, spelling_marginal
 from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, StrategyOutput, StrategyParams, build_strategy
 from mara_chem.rl.strategies import list_strategies, strategy_params_model
 from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, Rows, StrategyInputs
@@ -180,7 +181,11 @@ class MaraReward(RLReward):
         batch = self.inputs.build(
             on_policy, replay,
             prior_samples=lambda n: -agent.likelihood_smiles(list(context.prior.model.sample(n)[1])),
-            anchor_pool=lambda: _inception_pool(inception, agent_lls), memory_smiles=lambda: memory)
+            anchor_pool=lambda: _inception_pool(inception, agent_lls), memory_smiles=lambda: memory,
+            marginal_probability=lambda: spelling_marginal(
+                on_policy.canonical, [str(s) for s in np.asarray(orig_smilies)[rows]], agent_lls,
+                lambda smiles: _spelling_logp(agent, smiles),
+                lambda m: extra_spellings(m, self.strategy.params.marginal_spellings)))
         out = self.strategy(batch)
         self.last_info = out.info
         self._optimizer.zero_grad()
@@ -205,6 +210,21 @@ class MaraReward(RLReward):
                 elif state == SmilesState.DUPLICATE:
                     scores[i] = first[smi]
         return scores
+
+
+def _spelling_logp(agent, smiles: list[str]) -> torch.Tensor:
+    """REINVENT's agent log-likelihood of each SMILES (no gradient); -inf for one its vocabulary cannot spell."""
+    with torch.no_grad():
+        try:
+            return -agent.likelihood_smiles(smiles).detach().float().cpu()
+        except (KeyError, ValueError, IndexError):
+            out = torch.full((len(smiles),), float("-inf"))
+            for i, s in enumerate(smiles):
+                try:
+                    out[i] = -agent.likelihood_smiles([s]).detach().float().cpu()[0]
+                except (KeyError, ValueError, IndexError):
+                    continue
+            return out
 
 
 def _as_tensor(values, like: torch.Tensor) -> torch.Tensor:

@@ -15,6 +15,7 @@ import torch
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.tokenizer import UnknownTokenError
 from mara_chem.rl.augmentation import StepUpdate
+from mara_chem.rl.marginal import extra_spellings, spelling_marginal
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.step_samples import StepSamples
 from mara_chem.rl.strategies import LearningStrategy
@@ -65,8 +66,12 @@ class AgentUpdate:
         if replay_scores:
             replay_rows = Rows(self.agent.sequence_log_likelihood(replay_tokens), prior_logp[n:],
                                torch.as_tensor(replay_scores, dtype=torch.float32, device=self.device))
+        raw = [samples.raw[i] for i in rows]
         batch = self.inputs.build(on_policy, replay_rows, prior_samples=self.prior_sample_logp,
-                                  anchor_pool=self._anchor_pool, memory_smiles=self._memory_smiles)
+                                  anchor_pool=self._anchor_pool, memory_smiles=self._memory_smiles,
+                                  marginal_probability=lambda: spelling_marginal(
+                                      on_policy.canonical, raw, agent_logp, self.spelling_logp,
+                                      lambda m: extra_spellings(m, self.strategy.params.marginal_spellings)))
         out = self.strategy(batch)
         self.optimizer.zero_grad(set_to_none=True)
         out.loss.backward()
@@ -92,6 +97,15 @@ class AgentUpdate:
         if not good:
             return None, []
         return self.agent.vocabulary.encode_batch([smiles[i] for i in good]).to(self.device), good
+
+    def spelling_logp(self, smiles: list[str]) -> torch.Tensor:
+        """The agent's log-likelihood of each SMILES (no gradient); -inf for one its vocabulary cannot spell."""
+        out = torch.full((len(smiles),), float("-inf"))
+        tokens, kept = self._encode(smiles)
+        if tokens is not None:
+            with torch.no_grad():
+                out[torch.as_tensor(kept)] = self.agent.sequence_log_likelihood(tokens).float().cpu()
+        return out
 
     def prior_sample_logp(self, n: int) -> torch.Tensor:
         """Agent log-likelihood of n prior samples: the maximum-likelihood form of a forward-KL term."""

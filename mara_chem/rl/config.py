@@ -119,6 +119,24 @@ class Inception(Section):
     memory_size: int = Field(50, ge=0)
     sample_size: int = Field(10, ge=0)
     deduplicate: bool = True
+    # mara-chem: Re:Max replay, one example per mode sampled uniformly over modes (rl/replay.py: ModeReplayMemory)
+    replay: Literal["score", "remax"] = Field("score", description="'score': the best molecules so far; 'remax': "
+                                              "the best example of each mode, modes replayed uniformly")
+    mode: Literal["scaffold", "cluster"] = Field("scaffold", description="remax: what a mode is (as IPS's outcome)")
+    mode_similarity: float = Field(0.7, gt=0.0, le=1.0, description="remax, mode = 'cluster': ECFP4 Tanimoto to "
+                                   "join a cluster's leader")
+    min_score: float = Field(0.0, ge=0.0, le=1.0, description="remax: score a molecule needs to stand for its mode")
+
+    @model_validator(mode="after")
+    def _remax_options(self) -> "Inception":
+        given = [k for k in ("mode", "mode_similarity", "min_score") if k in self.model_fields_set]
+        if self.replay == "score" and given:
+            raise ValueError(f"{', '.join(given)} given but replay = 'score' (they belong to replay = 'remax')")
+        if "mode_similarity" in self.model_fields_set and self.mode != "cluster":
+            raise ValueError("mode_similarity given but mode is not 'cluster'")
+        if self.replay == "remax" and not self.deduplicate:
+            raise ValueError("deduplicate = false with replay = 'remax' (a mode's one example is never repeated)")
+        return self
 
     @field_validator("smiles_file")
     @classmethod

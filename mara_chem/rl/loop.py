@@ -44,7 +44,7 @@ from mara_chem.rl.loop_state import LoopState
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
 from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog
-from mara_chem.rl.replay import ReplayMemory
+from mara_chem.rl.replay import ModeReplayMemory, ReplayMemory
 from mara_chem.rl.run_session import RunDirError, RunSession
 from mara_chem.rl.step_samples import StepSamples, first_occurrences
 from mara_chem.rl.strategies import build_strategy
@@ -162,7 +162,11 @@ class StagedLearning:
 
     def _new_memory(self) -> ReplayMemory | None:
         inc = self.config.inception
-        return ReplayMemory(inc.memory_size, inc.sample_size, inc.deduplicate) if inc and inc.memory_size else None
+        if not inc or not inc.memory_size:
+            return None
+        if inc.replay == "remax":
+            return ModeReplayMemory(inc.memory_size, inc.sample_size, inc.mode, inc.mode_similarity, inc.min_score)
+        return ReplayMemory(inc.memory_size, inc.sample_size, inc.deduplicate)
 
     def _parts(self) -> dict[str, Any]:
         """What a checkpoint saves by its own ``state_dict`` and restores by ``load_state_dict``."""

@@ -10,8 +10,9 @@ declares it needs it (``LearningStrategy.needs_prior_samples``, ``needs_anchor_p
   :class:`~mara_chem.rl.outcomes.OutcomeTracker` (kept here, with its state, across steps and checkpoints);
   without IPS every valid molecule is its own outcome and every invalid row one of its own;
 - replay rows, appended after the on-policy rows, each its own outcome (p̂ = 1: never counted);
-- the agent's log-likelihoods of prior samples (forward KL) and MARA's anchor pool, from callables the
-  caller supplies and that are called only when needed (they cost a sampling or a prior pass).
+- the agent's log-likelihoods of prior samples (forward KL), MARA's anchor pool and MIPS's marginal outcome
+  probability (``needs_marginal_probability``; on SMILES :func:`mara_chem.rl.marginal.spelling_marginal`), from
+  callables the caller supplies and that are called only when needed (they cost a sampling or a model pass).
 
 Further rows (e.g. augmented copies of the batch) are simply more :class:`OnPolicyRows` or
 :class:`Rows` handed to :meth:`StrategyInputs.build`.
@@ -83,17 +84,26 @@ class StrategyInputs:
         prior_samples: Callable[[int], torch.Tensor] | None = None,
         anchor_pool: Callable[[], AnchorPool | None] | None = None,
         memory_smiles: Callable[[], Sequence[str]] | None = None,
+        marginal_probability: Callable[[], torch.Tensor] | None = None,
     ) -> StrategyBatch:
         """The batch for one update; advances the outcome tracker (IPS ``window``) by one step.
 
         ``prior_samples(n)``: the agent's log-likelihoods of n prior samples, called when the strategy
         needs them (n = the on-policy row count, at least 1). ``anchor_pool()``: MARA's pool, called when
         the strategy anchors on memory. ``memory_smiles()``: canonical SMILES of the replay memory, called
-        for IPS ``frequency = "memory"``.
+        for IPS ``frequency = "memory"``. ``marginal_probability()``: p̂_θ(o_i) of every on-policy row summed
+        over the trajectories reaching its outcome, called when the strategy needs it (MIPS).
         """
         strategy = self.strategy
         device = on_policy.agent_logp.device
         ids, p_hat = self._outcomes(on_policy.canonical, memory_smiles)
+        if strategy.needs_marginal_probability:
+            if marginal_probability is None:
+                raise ValueError(f"strategy {strategy.name!r} needs the marginal outcome probability and the "
+                                 "caller gave no estimator")
+            p_hat = marginal_probability().detach().float().cpu()
+            if p_hat.shape != (len(on_policy),):
+                raise ValueError(f"marginal probability has shape {tuple(p_hat.shape)}, expected ({len(on_policy)},)")
         agent_logp, prior_logp, scores = on_policy.agent_logp, on_policy.prior_logp, on_policy.scores
         is_replay = torch.zeros(len(on_policy), dtype=torch.bool)
         if replay is not None and len(replay):

@@ -9,6 +9,8 @@
 # SEEDS="0 1 2" (default "0") sets the seeds; ROUNDS=k stops after round k, FROM_ROUND=k starts at round k; the
 # last step rebuilds the tables. Round 6 tunes the peers one factor at a time from their defaults: Mol GA's
 # population, offspring and starting population; REINVENT 4.8's σ and rate, and REINVENT 4's own defaults.
+# Round 7 screens the mode-covering strategies (MIPS-GRPO, DMPO, Re:Max replay; about six configurations each,
+# benchmarks/variants.toml), the first of each family first; FROM_ROUND=7 runs it alone, ROUNDS=6 leaves it out.
 set -u
 cd "$(dirname "$0")/../../.."
 PY="${PY:-.venv/bin/python}"
@@ -23,6 +25,7 @@ ROUND_VARIANTS=(
     "pmo_dap_nopenalty pmo_dap_rate1e-3 pmo_dap_rate2e-4 pmo_dap_sigma250 pmo_dap_sigma1000 pmo_dap_replay10"
     "pmo_ips_grpo_cluster04_window pmo_dap_aug2"
     "PEER_TUNING"
+    "pmo_mips_grpo pmo_dmpo pmo_dap_remax pmo_mips_grpo_eps0001 pmo_mips_grpo_eps01 pmo_mips_grpo_spell0 pmo_mips_grpo_spell16 pmo_mips_grpo_rate1e-3 pmo_dmpo_t05 pmo_dmpo_t02 pmo_dmpo_fwdkl pmo_dmpo_rate1e-4 pmo_dmpo_rate1e-3 pmo_dap_remax_cluster pmo_dap_remax_lenient pmo_dap_remax_replay10 pmo_mara_remax pmo_ips_dap_scaffold_window_remax"
 )
 #: the peers' tuning round: run-folder name, then the peer script's arguments
 PEER_TUNING=(

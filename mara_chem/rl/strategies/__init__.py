@@ -3,7 +3,8 @@
     strategy = build_strategy(type="mara", sigma=128, tau=0.8)   # a [learning_strategy] table
     out = strategy(StrategyBatch(...))                            # StrategyOutput(loss, rewards, info, targets)
 
-Types: ``dap``, ``mara`` (DAP + MARA), ``ips_dap``, ``reinforce``, ``rloo``, ``grpo``, ``ips_grpo``; MARA
+Types: ``dap``, ``mara`` (DAP + MARA), ``ips_dap``, ``reinforce``, ``rloo``, ``grpo``, ``ips_grpo``,
+``mips_grpo`` (IPS on the marginal outcome probability), ``dmpo`` (forward KL to the group's target); MARA
 (``mara = true``) and IPS (``ips = true``) are options of every type. The run-file validator checks a table
 with its type's own model (``strategy_params_model``), plugins included.
 """
@@ -22,8 +23,10 @@ from mara_chem.rl.strategies.base import (
     strategy_params_model,
 )
 from mara_chem.rl.strategies.dap import DAP, closed_form_log_z, dap_loss, dap_targets
+from mara_chem.rl.strategies.dmpo import DMPO, dmpo_loss, dmpo_targets
 from mara_chem.rl.strategies.ips import ips_rewards, ips_weights, outcome_counts, outcome_frequencies
 from mara_chem.rl.strategies.mara import mara_anchor, mara_rewards, quantile_threshold
+from mara_chem.rl.strategies.mips import MIPSGRPO, trajectory_marginal
 from mara_chem.rl.strategies.policy_gradient import (
     PolicyGradient,
     forward_kl_loss,
@@ -36,8 +39,10 @@ from mara_chem.rl.strategies.policy_gradient import (
 
 __all__ = [
     "DAP",
+    "DMPO",
     "IpsOptions",
     "LearningStrategy",
+    "MIPSGRPO",
     "MaraOptions",
     "PolicyGradient",
     "StrategyBatch",
@@ -47,6 +52,8 @@ __all__ = [
     "closed_form_log_z",
     "dap_loss",
     "dap_targets",
+    "dmpo_loss",
+    "dmpo_targets",
     "forward_kl_loss",
     "grpo_advantages",
     "ips_rewards",
@@ -62,4 +69,5 @@ __all__ = [
     "reverse_kl_shaped_rewards",
     "rloo_advantages",
     "strategy_params_model",
+    "trajectory_marginal",
 ]

@@ -42,8 +42,8 @@ class StrategyBatch:
     anchor_pool_prior_logp: torch.Tensor | None = None
     anchor_pool_scores: torch.Tensor | None = None
     outcome_freq: torch.Tensor | None = None
-    """p̂(o_i) per row when IPS frequencies come from outside the batch (``mara_chem.rl.outcomes``); None:
-    IPS counts ``outcome_ids`` over the batch's on-policy rows."""
+    """p̂(o_i) per row when IPS frequencies come from outside the batch (``mara_chem.rl.outcomes``) or MIPS's
+    marginal estimate (``mips.py``); None: IPS counts ``outcome_ids`` over the batch's on-policy rows."""
     mara_anchor: tuple[torch.Tensor, torch.Tensor] | None = None
     """MARA's anchor (S_z, log π0(y_z)) fixed by the caller (augmented copies keep their step's anchor,
     :mod:`mara_chem.rl.augmentation`); None: chosen from the batch (and pool) as usual."""
@@ -183,6 +183,12 @@ class LearningStrategy(Registered, nn.Module, metaclass=ABCMeta):
     @property
     def needs_prior_samples(self) -> bool:
         """Whether the batch must carry the agent's log-likelihoods of prior samples (a forward-KL term)."""
+        return False
+
+    @property
+    def needs_marginal_probability(self) -> bool:
+        """Whether the batch must carry an estimate of each on-policy row's outcome probability p_θ(o_i) summed
+        over the trajectories reaching o_i (MIPS; ``outcome_freq``)."""
         return False
 
     @property

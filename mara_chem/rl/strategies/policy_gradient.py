@@ -73,6 +73,14 @@ def forward_kl_loss(prior_sample_agent_logp: torch.Tensor, beta: float) -> torch
     return -beta * prior_sample_agent_logp.mean()
 
 
+def batch_forward_kl_loss(batch: StrategyBatch, beta: float) -> torch.Tensor:
+    """:func:`forward_kl_loss` on the batch's prior samples, which ``kl = "forward"`` requires."""
+    prior_samples = batch.prior_sample_agent_logp
+    if prior_samples is None or prior_samples.numel() == 0:
+        raise ValueError("kl = 'forward' needs prior_sample_agent_logp (agent log-probs of prior samples)")
+    return forward_kl_loss(prior_samples, beta)
+
+
 class PolicyGradientParams(MaraOptions, IpsOptions, StrategyParams):
     """Options shared by ``reinforce``, ``rloo``, ``grpo`` and ``ips_grpo``."""
 
@@ -123,10 +131,7 @@ class PolicyGradient(LearningStrategy):
             info["mean_shaped_reward"] = float(shaped.mean())
             loss = policy_gradient_loss(self._advantages(shaped), agent_logp)
         if p.kl == "forward":
-            prior_samples = batch.prior_sample_agent_logp
-            if prior_samples is None or prior_samples.numel() == 0:
-                raise ValueError("kl = 'forward' needs prior_sample_agent_logp (agent log-probs of prior samples)")
-            loss = loss + forward_kl_loss(prior_samples, p.beta)
+            loss = loss + batch_forward_kl_loss(batch, p.beta)
         return loss, rewards, None
 
 

@@ -51,6 +51,7 @@ from reinvent.runmodes.RL.validation import RLConfig, SectionLearningStrategy
 
 from mara_chem.chem.smiles import SmilesState, canonicalize
 from mara_chem.reinvent.export import REINVENT_STRATEGY_TYPES
+from mara_chem.rl.learning_step import LearningStep
 from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, StrategyOutput, StrategyParams, build_strategy
 from mara_chem.rl.strategies import list_strategies, strategy_params_model
 from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, Rows, StrategyInputs
@@ -134,6 +135,7 @@ class MaraReward(RLReward):
             optimizer.add_param_group(group)
         self.context: StepContext | None = None
         self.inputs = StrategyInputs(strategy)  # its outcome tracker lives across REINVENT's steps and stages
+        self.learn = LearningStep(strategy, optimizer)  # the same optimiser step as mara-chem's loop
         self.last_info: dict[str, float] = {}
         self._steps: dict[int, int] = {}  # updates per stage, for TensorBoard's step axis
 
@@ -181,11 +183,8 @@ class MaraReward(RLReward):
             on_policy, replay,
             prior_samples=lambda n: -agent.likelihood_smiles(list(context.prior.model.sample(n)[1])),
             anchor_pool=lambda: _inception_pool(inception, agent_lls), memory_smiles=lambda: memory)
-        out = self.strategy(batch)
+        out = self.learn(batch)
         self.last_info = out.info
-        self._optimizer.zero_grad()
-        out.loss.backward()
-        self._optimizer.step()
         for hook in self.step_hooks:
             hook(UpdateRecord(batch, out, list(on_policy.canonical), memory))
         n = len(rows)

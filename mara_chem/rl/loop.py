@@ -166,8 +166,8 @@ class StagedLearning:
         self.update = AgentUpdate(self.agent, self.prior, self.strategy, self.optimizer, self.rng,
                                   p.randomize_smiles, self.device)
         self.augmentation = AugmentedMemory(p.augmentation_rounds, p.selective_memory_purge, self.agent, self.prior,
-                                            self.strategy, self.optimizer, self.rng, self.update.prior_sample_logp
-                                            ) if p.augmentation_rounds else None
+                                            self.update.inputs, self.update.learn, self.rng,
+                                            self.update.prior_sample_logp) if p.augmentation_rounds else None
         self.history: list[StepRecord] = []
         self.global_step = 0
         self.stage_index = -1  # the stage in progress (or last finished); -1 before the first

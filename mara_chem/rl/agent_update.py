@@ -68,7 +68,7 @@ class AgentUpdate:
             replay_rows = Rows(self.agent.sequence_log_likelihood(replay_tokens), prior_logp[n:],
                                torch.as_tensor(replay_scores, dtype=torch.float32, device=self.device))
         batch = self.inputs.build(on_policy, replay_rows, prior_samples=self.prior_sample_logp,
-                                  anchor_pool=self._anchor_pool, memory_smiles=self._memory_smiles)
+                                  anchor_pool=self.anchor_pool, memory_smiles=self.memory_smiles)
         out = self.learn(batch)
         self.last = StepUpdate(batch, out, list(on_policy.canonical), tokens)
         # "Target" in the summary: DAP's target log-likelihood where the strategy has one, else its reward
@@ -86,10 +86,11 @@ class AgentUpdate:
         """Agent log-likelihood of n prior samples: the maximum-likelihood form of a forward-KL term."""
         return self.agent.sequence_log_likelihood(self.prior.sample(n).tokens)
 
-    def _memory_smiles(self) -> list[str]:
+    def memory_smiles(self) -> list[str]:
+        """Canonical SMILES of the replay memory (IPS ``frequency = \"memory\"``)."""
         return [s for s, _ in self.memory.entries] if self.memory else []
 
-    def _anchor_pool(self) -> AnchorPool | None:
+    def anchor_pool(self) -> AnchorPool | None:
         """The replay memory as MARA's anchor candidates (prior log-likelihoods and scores)."""
         if not self.memory:
             return None

@@ -127,6 +127,39 @@ class Inception(Section):
                               "molecules; seeding it would need oracle calls")
 
 
+class Genetic(Section):
+    """mara-chem's ``[genetic]`` table: genetic exploration after each step's batch, then off-policy replay
+    (docs/strategies.md, "Genetic exploration"; ``mara_chem/rl/genetic.py``). ``generations = 0`` switches it off
+    (the run is the run without the table), and then no other key may be given."""
+
+    generations: int = Field(2, ge=0, le=100, description="Graph GA generations per step (0: off)")
+    offspring: int = Field(8, ge=1, le=MAX_BATCH_SIZE, description="offspring per generation")
+    mutation_rate: float = Field(0.01, ge=0.0, le=1.0, allow_inf_nan=False,
+                                 description="probability that a crossover child is also mutated")
+    population: int = Field(64, ge=2, le=MAX_BATCH_SIZE, description="mating pool drawn by rank per generation")
+    rank_coefficient: float = Field(0.01, gt=0.0, le=10.0, allow_inf_nan=False,
+                                    description="k of the rank weights 1/(kN + rank)")
+    replay_loops: int = Field(8, ge=0, le=100, description="off-policy updates per step")
+    replay_sample_size: int = Field(64, ge=1, le=MAX_BATCH_SIZE, description="rows per off-policy update")
+    buffer_size: int = Field(1024, ge=2, le=1_000_000, description="best molecules kept for parents and replay")
+    kl_coefficient: float = Field(0.0, ge=0.0, le=100.0, allow_inf_nan=False,
+                                  description="c·mean(log π − log π0) added to each off-policy loss")
+
+    @model_validator(mode="after")
+    def _off(self) -> "Genetic":
+        # a default is accepted (a recorded run.json holds every key); another value would be ignored: refused
+        given = sorted(k for k in self.model_fields_set - {"generations"}
+                       if getattr(self, k) != type(self).model_fields[k].default)
+        if self.generations == 0 and given:
+            raise ValueError(f"{', '.join(given)} given but generations = 0 (genetic exploration is off; remove "
+                             "them or set generations >= 1)")
+        return self
+
+    @property
+    def on(self) -> bool:
+        return self.generations > 0
+
+
 class Stage(Section):
     max_steps: int = Field(ge=1)
     max_score: float | None = Field(1.0, ge=0.0, le=1.0, allow_inf_nan=False)
@@ -151,9 +184,15 @@ class RunConfig(Section):
     learning_strategy: dict[str, Any] = Field(default_factory=lambda: {"type": "dap"})
     diversity_filter: DiversityFilterTable | None = None
     inception: Inception | None = None
+    genetic: Genetic | None = None  # mara-chem: genetic exploration and off-policy replay
 
     _filter = field_validator("diversity_filter")(_check_filter)
     stage: list[Stage] = Field(min_length=1)
+
+    @property
+    def genetic_on(self) -> bool:
+        """Whether the run has genetic exploration (a ``[genetic]`` table with generations >= 1)."""
+        return self.genetic is not None and self.genetic.on
 
     @model_validator(mode="before")
     @classmethod

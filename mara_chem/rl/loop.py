@@ -43,6 +43,7 @@ from mara_chem.rl.augmentation import AugmentedMemory
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME, rng_state, save_checkpoint, set_rng_state
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
+from mara_chem.rl.genetic import GeneticExploration
 from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog, recover_torn_line
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.resume import RunDirError, RunFolder
@@ -58,6 +59,7 @@ from mara_chem.rl.summary import (
     progress_line,
     stage_summary,
 )
+from mara_chem.run_folder.oracle_log import GENETIC
 from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock
 from mara_chem.run_folder.run_record import Change, describe, write_run_record
 from mara_chem.scoring.scorer import Scorer
@@ -122,7 +124,7 @@ class StagedLearning:
         except DeviceError as exc:
             raise RunDirError(str(exc)) from None
         self.endpoints = endpoint_union(config.stage)
-        self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
+        self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints, sources=config.genetic_on)
         self.folder = RunFolder(config, self.oracle_log)
         changes = [] if overwrite else self.folder.resume_changes()
         self._build()
@@ -168,6 +170,10 @@ class StagedLearning:
         self.augmentation = AugmentedMemory(p.augmentation_rounds, p.selective_memory_purge, self.agent, self.prior,
                                             self.update.inputs, self.update.learn, self.rng,
                                             self.update.prior_sample_logp) if p.augmentation_rounds else None
+        self.genetic = GeneticExploration(
+            config.genetic, self.agent, self.prior, self.update.inputs, self.update.learn, self.rng, self.device,
+            self.update.prior_sample_logp, self.update.anchor_pool, self.update.memory_smiles,
+        ) if config.genetic_on else None
         self.history: list[StepRecord] = []
         self.global_step = 0
         self.stage_index = -1  # the stage in progress (or last finished); -1 before the first
@@ -231,6 +237,8 @@ class StagedLearning:
             self.memory.load_state_dict(state["memory"])
         self.hits = HitTracker.from_state_dict(state["hits"])
         self.update.inputs.load_state_dict(state["outcomes"])
+        if self.genetic is not None and state.get("genetic") is not None:
+            self.genetic.load_state_dict(state["genetic"])
         self.history = [StepRecord(**r) for r in state["history"]]
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
@@ -255,6 +263,7 @@ class StagedLearning:
             "memory": self.memory.state_dict() if self.memory else None,
             "hits": self.hits.state_dict(), "history": [asdict(r) for r in self.history],
             "outcomes": self.update.inputs.state_dict(),
+            "genetic": self.genetic.state_dict() if self.genetic else None,
             "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._file_digests,
         })
 
@@ -353,11 +362,14 @@ class StagedLearning:
         samples.scaffolds = self._scaffolds(samples, mols, every_row="Scaffold" in summary.columns)
         self._filter(samples)
         loss = self.update(samples, self.memory)
+        kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
         if self.memory is not None:
-            kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
             self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
         if self.augmentation is not None:  # augmented memory: more updates on random SMILES, no oracle call
             self.augmentation(self.update.last, self.memory, samples.penalised)
+        if self.genetic is not None:  # offspring (paid calls, source "genetic"), then off-policy replay
+            self.genetic([(samples.canonical[i], float(samples.filtered[i])) for i in kept],
+                         lambda smiles: self._score_offspring(oracle, smiles), lambda: oracle.exhausted)
         self.stage_step += 1
         self.global_step += 1
         for c in dict.fromkeys(c for c in samples.canonical if c and c in samples.scored):
@@ -376,6 +388,25 @@ class StagedLearning:
         if not self.quiet and (self.global_step % self.progress_every == 0):
             self._say(progress_line(record, self.hits.threshold))
         return record
+
+    def _score_offspring(self, oracle: Oracle, smiles: list[str]) -> list[tuple[str, float]]:
+        """The genetic harness's children as molecules of the step: paid oracle calls logged with source "genetic"
+        (repeats free, none over the budget), the diversity filter's scores, the hit count and the replay memory;
+        returns (SMILES, filtered score) of those the oracle answered."""
+        mols = ParsedMolecules()
+        scored = oracle.score(smiles, self.global_step + 1, mols, source=GENETIC)
+        answered = [s for s in smiles if s in scored]
+        if not answered:
+            return []
+        totals = np.nan_to_num(np.array([scored[s].total for s in answered], dtype=float), nan=0.0)
+        filtered = self.filter.apply(list(answered), totals, self.global_step) if self.filter else totals
+        for s in answered:
+            total = scored[s].total
+            hit = np.isfinite(total) and total >= self.hits.threshold
+            self.hits.update(s, total, murcko_scaffold(s, mol=mols.get(s)) if hit else None)
+        if self.memory is not None:
+            self.memory.add(answered, [float(v) for v in filtered])
+        return [(s, float(v)) for s, v in zip(answered, filtered)]
 
     def _filter(self, samples: StepSamples) -> None:
         """The scores the strategy learns from (``filtered``) and the rows it learns from (``in_update``)."""

@@ -40,6 +40,10 @@ from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.strategies import StrategyBatch
 from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, StrategyInputs
 
+#: the rows of drawn buffer entries: agent and prior log-likelihoods (the agent's with its gradient), scores and
+#: molecules; entries the model cannot spell are left out (None: none of them)
+RowsOf = Callable[[Sequence[tuple[str, float]]], "OnPolicyRows | None"]
+
 #: the caller's scoring of offspring: canonical SMILES in, (SMILES, score the strategy learns from) of those the
 #: oracle answered out (those over the budget are left out)
 ScoreOffspring = Callable[[list[str]], list[tuple[str, float]]]
@@ -74,6 +78,40 @@ def make_offspring(parents: Sequence[str], count: int, mutation_rate: float, rng
     return list(children)
 
 
+class OffPolicyReplay:
+    """``loops`` optimiser steps a step, each on ``sample_size`` rows drawn by rank from a buffer, with the
+    strategy's own loss (batches from the one builder, :meth:`StrategyInputs.build_replayed`), plus
+    ``kl_coefficient``·mean(log π_θ − log π_0) over the rows when that is set. ``rows_of`` turns drawn entries
+    into likelihood rows (the loop: the agent and the prior on their token sequences)."""
+
+    def __init__(self, loops: int, sample_size: int, rank_coefficient: float, kl_coefficient: float,
+                 inputs: StrategyInputs, learn: LearningStep, rng: random.Random, rows_of: RowsOf,
+                 prior_samples: Callable[[int], torch.Tensor] | None = None,
+                 anchor_pool: Callable[[], AnchorPool | None] | None = None,
+                 memory_smiles: Callable[[], Sequence[str]] | None = None) -> None:
+        self.loops, self.sample_size, self.rank_coefficient = loops, sample_size, rank_coefficient
+        self.kl_coefficient = kl_coefficient
+        self.inputs, self.learn, self.rng, self.rows_of = inputs, learn, rng, rows_of
+        self.prior_samples, self.anchor_pool, self.memory_smiles = prior_samples, anchor_pool, memory_smiles
+
+    def __call__(self, buffer: Sequence[tuple[str, float]]) -> list[float]:
+        """The updates on ``buffer`` (best first); their losses (none for an empty buffer)."""
+        losses = []
+        for _ in range(self.loops):
+            rows = self.rows_of(rank_sample(buffer, self.sample_size, self.rank_coefficient, self.rng))
+            if rows is None:
+                break
+            batch = self.inputs.build_replayed(rows, prior_samples=self.prior_samples, anchor_pool=self.anchor_pool,
+                                               memory_smiles=self.memory_smiles)
+            extra = self._prior_kl if self.kl_coefficient else None
+            losses.append(float(self.learn(batch, extra).loss.detach()))
+        return losses
+
+    def _prior_kl(self, batch: StrategyBatch) -> torch.Tensor:
+        """c·mean_i(log π_θ(x_i) − log π_0(x_i)) over the replayed rows (Genetic GFN's prior penalty)."""
+        return self.kl_coefficient * (batch.agent_logp - batch.prior_logp.detach()).mean()
+
+
 class GeneticExploration:
     """The ``[genetic]`` harness of a run: its buffer, its generations and its off-policy replay (module docstring).
     Shares the loop's agent, prior, strategy-input builder, optimiser step and random stream."""
@@ -84,8 +122,10 @@ class GeneticExploration:
                  anchor_pool: Callable[[], AnchorPool | None], memory_smiles: Callable[[], Sequence[str]]) -> None:
         self.options = options
         self.agent, self.prior, self.inputs, self.learn, self.rng, self.device = agent, prior, inputs, learn, rng, device
-        self.prior_samples, self.anchor_pool, self.memory_smiles = prior_samples, anchor_pool, memory_smiles
         self.buffer = ReplayMemory(options.buffer_size, options.replay_sample_size)
+        self.replay = OffPolicyReplay(options.replay_loops, options.replay_sample_size, options.rank_coefficient,
+                                      options.kl_coefficient, inputs, learn, rng, self._rows, prior_samples,
+                                      anchor_pool, memory_smiles)
 
     def __call__(self, batch: Sequence[tuple[str, float]], score: ScoreOffspring,
                  exhausted: Callable[[], bool]) -> tuple[list[str], list[float]]:
@@ -94,7 +134,7 @@ class GeneticExploration:
         self.buffer.add([s for s, _ in batch], [v for _, v in batch])
         found = self.explore(score, exhausted)
         self.inputs.count_step_molecules(found)
-        return found, self.replay()
+        return found, self.replay(self.buffer.entries)
 
     def explore(self, score: ScoreOffspring, exhausted: Callable[[], bool]) -> list[str]:
         """The generations; returns the offspring the oracle answered, in order (a repeat of an earlier molecule
@@ -111,30 +151,17 @@ class GeneticExploration:
             found.extend(s for s, _ in answered)
         return found
 
-    def replay(self) -> list[float]:
-        """``replay_loops`` optimiser steps on rank-based samples of the buffer; their losses."""
-        o = self.options
-        losses = []
-        for _ in range(o.replay_loops):
-            drawn = rank_sample(self.buffer.entries, o.replay_sample_size, o.rank_coefficient, self.rng)
-            tokens, kept = encode_spellable(self.agent.vocabulary, [s for s, _ in drawn], self.device)
-            if tokens is None:
-                break
-            agent_logp = self.agent.sequence_log_likelihood(tokens)
-            with torch.no_grad():
-                prior_logp = self.prior.sequence_log_likelihood(tokens)
-            rows = OnPolicyRows(agent_logp, prior_logp,
-                                torch.as_tensor([drawn[i][1] for i in kept], dtype=torch.float32, device=self.device),
-                                canonical=[drawn[i][0] for i in kept])
-            batch = self.inputs.build_replayed(rows, prior_samples=self.prior_samples, anchor_pool=self.anchor_pool,
-                                               memory_smiles=self.memory_smiles)
-            extra = self._prior_kl if o.kl_coefficient else None
-            losses.append(float(self.learn(batch, extra).loss.detach()))
-        return losses
-
-    def _prior_kl(self, batch: StrategyBatch) -> torch.Tensor:
-        """c·mean_i(log π_θ(x_i) − log π_0(x_i)) over the replayed rows (Genetic GFN's prior penalty)."""
-        return self.options.kl_coefficient * (batch.agent_logp - batch.prior_logp.detach()).mean()
+    def _rows(self, drawn: Sequence[tuple[str, float]]) -> OnPolicyRows | None:
+        """The agent's and the prior's log-likelihoods of the drawn molecules (canonical spellings)."""
+        tokens, kept = encode_spellable(self.agent.vocabulary, [s for s, _ in drawn], self.device)
+        if tokens is None:
+            return None
+        agent_logp = self.agent.sequence_log_likelihood(tokens)
+        with torch.no_grad():
+            prior_logp = self.prior.sequence_log_likelihood(tokens)
+        return OnPolicyRows(agent_logp, prior_logp,
+                            torch.as_tensor([drawn[i][1] for i in kept], dtype=torch.float32, device=self.device),
+                            canonical=[drawn[i][0] for i in kept])
 
     def state_dict(self) -> dict[str, Any]:
         return {"buffer": self.buffer.state_dict()}

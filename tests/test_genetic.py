@@ -260,9 +260,36 @@ def test_genetic_exploration_composes_with_every_strategy(tmp_path: Path, strate
     runner = StagedLearning(load_run_config(config), overwrite=True, quiet=True)
     losses = []
     learn = runner.update.learn.__call__
-    runner.update.learn = lambda batch, extra=None: (lambda out: (losses.append(float(out.loss)), out)[1])(
+    runner.update.learn = lambda batch, extra=None: (lambda out: (losses.append(float(out.loss.detach())), out)[1])(
         learn(batch, extra))
     runner.genetic.replay.learn = runner.update.learn
     result = runner.run()
     assert result.steps == 2 and len(losses) == 4 and all(math.isfinite(v) for v in losses)
     assert len(runner.oracle_log.read()) == result.oracle_calls <= golden_runs.BUDGET
+
+
+def test_without_the_on_policy_update_the_agent_learns_only_off_policy(tmp_path: Path) -> None:
+    """Genetic GFN's scheme (``on_policy_update = false``): every optimiser step of a step is an off-policy one (its
+    rows drawn from the buffer, none marked as replay), the summary's likelihood columns are empty, and the
+    combination with augmented memory is refused."""
+    config = golden_runs.config(tmp_path, {"type": "dap", "sigma": 50, "learn_log_z": True, "prior_in_target": False,
+                                           "log_z_init": 5.0, "log_z_lr": 0.1})
+    config["parameters"].update(batch_size=16)
+    config["stage"][0].update(max_steps=2, min_steps=2)
+    config["genetic"] = {"generations": 1, "offspring": 4, "replay_loops": 3, "replay_sample_size": 8,
+                         "kl_coefficient": 0.01, "on_policy_update": False}
+    runner = StagedLearning(load_run_config(config), overwrite=True, quiet=True)
+    batches = []
+    runner.strategy.register_forward_pre_hook(lambda module, args: batches.append(args[0]))
+    buffered: list[set[str]] = []
+    replay = runner.genetic.replay.__call__
+    runner.genetic.replay = lambda buffer: (buffered.append({s for s, _ in buffer}), replay(buffer))[1]
+    result = runner.run()
+    assert result.steps == 2 and len(batches) == 6 and len(buffered) == 2
+    assert all(len(b.agent_logp) == 8 and not b.is_replay.any() for b in batches)
+    with open(tmp_path / "summary_1.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows and all(row["Agent"] in ("", "nan") for row in rows)
+    config["parameters"]["augmentation_rounds"] = 1
+    with pytest.raises(ConfigError, match="on_policy_update = false with .*augmentation_rounds"):
+        load_run_config(config)

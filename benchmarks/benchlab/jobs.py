@@ -82,6 +82,8 @@ def run_config(job: Job) -> dict[str, Any]:
         del cfg["diversity_filter"]
     if harness.augmentation_rounds:  # only when on: runs without it keep their fingerprints
         cfg["parameters"]["augmentation_rounds"] = harness.augmentation_rounds
+    if harness.genetic is not None:  # likewise
+        cfg["genetic"] = dict(harness.genetic)
     return cfg
 
 

@@ -36,6 +36,8 @@ class Harness(BaseModel):
     sample_size: int = Field(10, ge=0)
     #: augmented memory (``[parameters] augmentation_rounds``, its selective purge on): extra updates a step
     augmentation_rounds: int = Field(0, ge=0, le=100)
+    #: genetic exploration: the run file's ``[genetic]`` table (validated by mara-chem's model per job)
+    genetic: dict[str, Any] | None = None
 
     @property
     def is_default(self) -> bool:

@@ -79,6 +79,17 @@ class AgentUpdate:
             samples.columns[name] = column
         return float(out.loss.detach())
 
+    def skip(self, samples: StepSamples, memory: ReplayMemory | None) -> float:
+        """The step without its on-policy update (``[genetic] on_policy_update = false``): the outcome tracker still
+        counts the ``in_update`` rows; the per-row columns are NaN. Returns NaN (no loss)."""
+        self.memory = memory
+        rows = np.nonzero(samples.in_update)[0]
+        self.inputs.observe([samples.canonical[i] for i in rows], self.memory_smiles)
+        self.last = None
+        for name in ("Target", "Agent", "Prior"):
+            samples.columns[name] = np.full(len(samples.raw), np.nan)
+        return float("nan")
+
     def _encode(self, smiles: list[str]) -> tuple[torch.Tensor | None, list[int]]:
         return encode_spellable(self.agent.vocabulary, smiles, self.device)
 

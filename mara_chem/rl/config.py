@@ -144,6 +144,8 @@ class Genetic(Section):
     buffer_size: int = Field(1024, ge=2, le=1_000_000, description="best molecules kept for parents and replay")
     kl_coefficient: float = Field(0.0, ge=0.0, le=100.0, allow_inf_nan=False,
                                   description="c·mean(log π − log π0) added to each off-policy loss")
+    on_policy_update: bool = Field(True, description="also update on the step's own batch (false: the agent "
+                                   "learns only from the off-policy replay, as Genetic GFN does)")
 
     @model_validator(mode="after")
     def _off(self) -> "Genetic":
@@ -188,6 +190,13 @@ class RunConfig(Section):
 
     _filter = field_validator("diversity_filter")(_check_filter)
     stage: list[Stage] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _genetic_without_on_policy_update(self) -> "RunConfig":
+        if self.genetic_on and not self.genetic.on_policy_update and self.parameters.augmentation_rounds:
+            raise ValueError("[genetic] on_policy_update = false with [parameters] augmentation_rounds > 0: augmented "
+                             "memory re-spells the step's own update, which is then not made; set one of them back")
+        return self
 
     @property
     def genetic_on(self) -> bool:

@@ -361,15 +361,19 @@ class StagedLearning:
         oracle_seconds = time.perf_counter() - t_oracle
         samples.scaffolds = self._scaffolds(samples, mols, every_row="Scaffold" in summary.columns)
         self._filter(samples)
-        loss = self.update(samples, self.memory)
+        on_policy = self.genetic is None or self.config.genetic.on_policy_update
+        loss = self.update(samples, self.memory) if on_policy else self.update.skip(samples, self.memory)
         kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
         if self.memory is not None:
             self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
         if self.augmentation is not None:  # augmented memory: more updates on random SMILES, no oracle call
             self.augmentation(self.update.last, self.memory, samples.penalised)
         if self.genetic is not None:  # offspring (paid calls, source "genetic"), then off-policy replay
-            self.genetic([(samples.canonical[i], float(samples.filtered[i])) for i in kept],
-                         lambda smiles: self._score_offspring(oracle, smiles), lambda: oracle.exhausted)
+            _, replay_losses = self.genetic([(samples.canonical[i], float(samples.filtered[i])) for i in kept],
+                                            lambda smiles: self._score_offspring(oracle, smiles),
+                                            lambda: oracle.exhausted)
+            if not on_policy and replay_losses:  # the step's loss is then its off-policy updates' mean
+                loss = float(np.mean(replay_losses))
         self.stage_step += 1
         self.global_step += 1
         for c in dict.fromkeys(c for c in samples.canonical if c and c in samples.scored):

@@ -194,6 +194,14 @@ class StrategyInputs:
             outcome_freq=None if p_hat is None else p_hat.to(device),
         )
 
+    def observe(self, canonical: Sequence[str | None],
+                memory_smiles: Callable[[], Sequence[str]] | None = None) -> None:
+        """A step's batch that no update uses (the genetic harness without an on-policy update): the outcome
+        tracker counts it all the same, so that IPS's p̂ of the step and its window are what :meth:`build`
+        would have left."""
+        if self.outcomes is not None:
+            self._outcomes(canonical, memory_smiles)
+
     def count_step_molecules(self, canonical: Sequence[str]) -> None:
         """Molecules the step found besides its batch (the genetic harness's offspring): IPS counts them as samples
         of the step (its p̂ for :meth:`build_replayed`, and the window). Nothing without IPS."""

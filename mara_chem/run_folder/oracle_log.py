@@ -245,6 +245,13 @@ class LogTable:
             "dropped_lines": int(self.n_dropped_lines),
         }
 
+    def calls_by_source(self, budget: int | None = None) -> dict[str, int]:
+        """Rows among calls <= budget by where the molecule came from (``source``; all ``agent`` in a log
+        without the column), every source named."""
+        df = self.df if budget is None else self.df[self.df["call"] <= budget]
+        counts = df["source"].value_counts()
+        return {source: int(counts.get(source, 0)) for source in SOURCES}
+
     def molecules(self, budget: int | None = None) -> list[Molecule]:
         """Unique valid molecules at their first call within the budget (see ``unique_molecules``)."""
         df = self.df

@@ -41,7 +41,8 @@ import mara_chem.rl.oracle as oracle  # noqa: E402
 import mara_chem.rl.outcomes as outcomes  # noqa: E402
 import mara_chem.rl.replay as replay  # noqa: E402
 import mara_chem.rl.step_samples as step_samples  # noqa: E402
-import mara_chem.rl.summary as summary  # noqa: E402
+import mara_chem.rl.summary_csv as summary_csv  # noqa: E402
+import mara_chem.rl.hits as hits  # noqa: E402
 import mara_chem.scoring.component as component  # noqa: E402
 import mara_chem.scoring.components.physchem as physchem  # noqa: E402
 import mara_chem.scoring.components.similarity as similarity  # noqa: E402
@@ -96,11 +97,11 @@ def instrument() -> None:
     timed(torch.Tensor, "backward", "backward")
     timed(torch.optim.Adam, "step", "optimiser (Adam)")
     timed(loop.StagedLearning, "_checkpoint", "checkpoint writes")
-    timed(summary.SummaryCsv, "append_step", "summary CSV")
+    timed(summary_csv.SummaryCsv, "append_step", "summary CSV")
     for name in ("sample", "add"):
         timed(replay.ReplayMemory, name, "replay memory (sample, randomise, add, encode)")
     timed(agent_update.AgentUpdate, "_encode", "replay memory (sample, randomise, add, encode)")
-    timed(summary.HitTracker, "update", "loop bookkeeping (arrays, hits, records)")
+    timed(hits.HitTracker, "update", "loop bookkeeping (arrays, hits, records)")
 
 
 def main() -> None:

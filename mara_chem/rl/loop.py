@@ -5,8 +5,9 @@ The loop owns the optimiser, the oracle, the filters and the replay memory; the 
 turns tensors into a loss. Stops on max_steps, max_score or the oracle budget, and never exceeds the budget.
 
 One step's samples travel as one record (:class:`~mara_chem.rl.step_samples.StepSamples`); the strategy's batch
-is built by :mod:`mara_chem.rl.strategy_inputs` (as inside REINVENT); the summary rows, the step's record and
-the progress line come from :mod:`mara_chem.rl.summary`.
+is built by :mod:`mara_chem.rl.strategy_inputs` (as inside REINVENT) and every optimiser step is
+:mod:`mara_chem.rl.learning_step`'s; each step ends with one frozen report (:mod:`mara_chem.rl.step_report`) handed
+to the reporters (:mod:`mara_chem.rl.reporters`: summary CSV, TensorBoard, console, checkpoint).
 
 Run-folder safety: one writer per folder (:mod:`mara_chem.run_folder.run_lock`); a resume must describe the same run
 (:mod:`mara_chem.rl.resume`) and every check happens before anything in the folder is written; the
@@ -49,16 +50,16 @@ from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.resume import RunDirError, RunFolder
 from mara_chem.rl.step_samples import StepSamples, first_occurrences
 from mara_chem.rl.strategies import build_strategy
-from mara_chem.rl.summary import (
-    HitTracker,
-    StepRecord,
-    SummaryCsv,
-    TensorBoardScalars,
-    endpoint_union,
-    mean_scored,
-    progress_line,
-    stage_summary,
+from mara_chem.rl.hits import HitTracker
+from mara_chem.rl.reporters import (
+    CheckpointReporter,
+    ConsoleReporter,
+    Reporter,
+    SummaryCsvReporter,
+    TensorBoardReporter,
 )
+from mara_chem.rl.step_report import StepRecord, StepReport, mean_scored
+from mara_chem.rl.summary_csv import endpoint_union, stage_summary
 from mara_chem.run_folder.oracle_log import GENETIC
 from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock
 from mara_chem.run_folder.run_record import Change, describe, write_run_record
@@ -184,7 +185,8 @@ class StagedLearning:
         self.filter_stage: int | None = None  # the stage whose filter settings built self.filter
         self.memory = self._new_memory()
         self.hits = HitTracker(p.hit_threshold)
-        self.tensorboard = TensorBoardScalars(self.config.tb_logdir)
+        self.tensorboard = TensorBoardReporter(self.config.tb_logdir)
+        self.console = ConsoleReporter(self._say, self.progress_every, self.quiet)
         self._stop_signal: str | None = None
 
     def _open_run_dir(self, overwrite: bool, changes: list[Change], state: dict[str, Any] | None) -> None:
@@ -310,13 +312,16 @@ class StagedLearning:
         oracle = Oracle(scorer, self.oracle_log, index + 1, stage.max_oracle_calls)
         oracle.restore(self.oracle_log.read())
         summary = stage_summary(self.config, index)
+        reporters: list[Reporter] = [SummaryCsvReporter(summary), self.tensorboard, self.console,
+                                     CheckpointReporter(self._checkpoint, self.config.parameters.checkpoint_every)]
+        scaffold_column = "Scaffold" in summary.columns
         reason = "max_steps"
         invalid_steps = 0  # consecutive steps without one valid SMILES
         try:
             while self.stage_step < stage.max_steps and not self._stop_signal:
                 if oracle.exhausted:
                     break
-                record = self._step(stage, oracle, summary)
+                record = self._step(oracle, reporters, scaffold_column)
                 if self._stop_signal:
                     break
                 invalid_steps = invalid_steps + 1 if record.valid_fraction == 0 else 0
@@ -326,8 +331,6 @@ class StagedLearning:
                     self._say(f"stage {index + 1}: no valid SMILES in {invalid_steps} steps in a row: the agent has "
                               "collapsed (learning rate too high?); stopping")
                     break
-                if self.global_step % self.config.parameters.checkpoint_every == 0:
-                    self._checkpoint()
                 # REINVENT's SimpleTerminator: its 0-based step index must exceed min_steps (min_steps + 2 steps)
                 if (stage.max_score is not None and self.stage_step - 1 > (stage.min_steps or 0)
                         and record.mean_score >= stage.max_score):
@@ -350,7 +353,9 @@ class StagedLearning:
                   f"agent written to {agent_path}")
         return reason
 
-    def _step(self, stage: Stage, oracle: Oracle, summary: SummaryCsv) -> StepRecord:
+    def _step(self, oracle: Oracle, reporters: list[Reporter], scaffold_column: bool) -> StepRecord:
+        """One step: sample, score, filter, update (then augmented memory and the genetic harness); its report goes
+        to ``reporters`` in order."""
         t0 = time.perf_counter()
         p = self.config.parameters
         samples = StepSamples.from_sampled(self.agent.sample(p.batch_size, temperature=p.temperature,
@@ -359,7 +364,7 @@ class StagedLearning:
         mols = ParsedMolecules()  # each new molecule parsed once: for the scorer, then for its scaffold
         samples.take_scores(oracle.score(samples.valid_smiles, self.global_step + 1, mols))
         oracle_seconds = time.perf_counter() - t_oracle
-        samples.scaffolds = self._scaffolds(samples, mols, every_row="Scaffold" in summary.columns)
+        samples.scaffolds = self._scaffolds(samples, mols, every_row=scaffold_column)
         self._filter(samples)
         on_policy = self.genetic is None or self.config.genetic.on_policy_update
         loss = self.update(samples, self.memory) if on_policy else self.update.skip(samples, self.memory)
@@ -387,10 +392,9 @@ class StagedLearning:
             loss=loss, seconds=elapsed, non_oracle_seconds=elapsed - oracle_seconds,
         )
         self.history.append(record)
-        summary.append_step(samples, self.global_step)
-        self.tensorboard.add(record)
-        if not self.quiet and (self.global_step % self.progress_every == 0):
-            self._say(progress_line(record, self.hits.threshold))
+        report = StepReport(record, samples, self.hits.threshold)
+        for reporter in reporters:
+            reporter.report(report)
         return record
 
     def _score_offspring(self, oracle: Oracle, smiles: list[str]) -> list[tuple[str, float]]:

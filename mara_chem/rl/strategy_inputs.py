@@ -116,11 +116,7 @@ class StrategyInputs:
         pool = None
         if strategy.needs_anchor_pool and anchor_pool is not None:
             pool = anchor_pool()
-        sample_logp = None
-        if strategy.needs_prior_samples:
-            if prior_samples is None:
-                raise ValueError(f"strategy {strategy.name!r} needs prior samples and the caller gave no source")
-            sample_logp = prior_samples(max(1, len(on_policy)))
+        sample_logp = self._prior_sample_logp(prior_samples, len(on_policy))
         return StrategyBatch(
             agent_logp=agent_logp, prior_logp=prior_logp, scores=scores, outcome_ids=ids.to(device),
             is_replay=is_replay.to(device), prior_sample_agent_logp=sample_logp,
@@ -151,11 +147,7 @@ class StrategyInputs:
             ids = torch.cat([ids, first + torch.arange(m, device=device)])
             is_replay = torch.cat([is_replay, torch.ones(m, dtype=torch.bool, device=device)])
             freq = None if freq is None else torch.cat([freq, torch.ones(m, device=device)])
-        sample_logp = None
-        if self.strategy.needs_prior_samples:
-            if prior_samples is None:
-                raise ValueError(f"strategy {self.strategy.name!r} needs prior samples and the caller gave no source")
-            sample_logp = prior_samples(max(1, n))
+        sample_logp = self._prior_sample_logp(prior_samples, n)
         return replace(step, agent_logp=agent_logp, prior_logp=prior_logp, scores=scores, outcome_ids=ids,
                        is_replay=is_replay, outcome_freq=freq, prior_sample_agent_logp=sample_logp,
                        mara_anchor=step_anchor(output, device))
@@ -181,11 +173,7 @@ class StrategyInputs:
                 memory = memory_smiles()
             ids, p_hat = self.outcomes.step_frequencies(list(rows.canonical), memory)
         pool = anchor_pool() if self.strategy.needs_anchor_pool and anchor_pool is not None else None
-        sample_logp = None
-        if self.strategy.needs_prior_samples:
-            if prior_samples is None:
-                raise ValueError(f"strategy {self.strategy.name!r} needs prior samples and the caller gave no source")
-            sample_logp = prior_samples(max(1, len(rows)))
+        sample_logp = self._prior_sample_logp(prior_samples, len(rows))
         return StrategyBatch(
             agent_logp=rows.agent_logp, prior_logp=rows.prior_logp, scores=rows.scores, outcome_ids=ids.to(device),
             is_replay=torch.zeros(len(rows), dtype=torch.bool, device=device), prior_sample_agent_logp=sample_logp,
@@ -207,6 +195,14 @@ class StrategyInputs:
         of the step (its p̂ for :meth:`build_replayed`, and the window). Nothing without IPS."""
         if self.outcomes is not None and canonical:
             self.outcomes.add_to_step(canonical)
+
+    def _prior_sample_logp(self, source: Callable[[int], torch.Tensor] | None, n: int) -> torch.Tensor | None:
+        """The agent's log-likelihoods of max(1, n) prior samples when the strategy needs them (forward KL)."""
+        if not self.strategy.needs_prior_samples:
+            return None
+        if source is None:
+            raise ValueError(f"strategy {self.strategy.name!r} needs prior samples and the caller gave no source")
+        return source(max(1, n))
 
     def _outcomes(self, canonical: Sequence[str | None],
                   memory_smiles: Callable[[], Sequence[str]] | None) -> tuple[torch.Tensor, torch.Tensor | None]:

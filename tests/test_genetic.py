@@ -293,3 +293,22 @@ def test_without_the_on_policy_update_the_agent_learns_only_off_policy(tmp_path:
     config["parameters"]["augmentation_rounds"] = 1
     with pytest.raises(ConfigError, match="on_policy_update = false with .*augmentation_rounds"):
         load_run_config(config)
+
+
+def test_a_resumed_genetic_run_is_the_uninterrupted_run(tmp_path: Path) -> None:
+    """The buffer and the random streams are in the checkpoint: 2 steps, then a resume to 4, write the oracle log
+    (sources included) that 4 steps in one go write."""
+    table = {"generations": 1, "offspring": 6, "replay_loops": 1, "replay_sample_size": 8}
+
+    def config(run_dir: Path, steps: int) -> dict:
+        out = _config(run_dir, table, steps=steps)
+        out["stage"][0]["min_steps"] = 4  # a resume may raise max_steps only
+        return load_run_config(out)
+
+    StagedLearning(config(tmp_path / "whole", 4), overwrite=True, quiet=True).run()
+    StagedLearning(config(tmp_path / "parts", 2), overwrite=True, quiet=True).run()
+    resumed = StagedLearning(config(tmp_path / "parts", 4), quiet=True)
+    assert len(resumed.genetic.buffer.entries) > 0  # restored from the checkpoint
+    resumed.run()
+    whole = (tmp_path / "whole" / "oracle_log.csv").read_bytes()
+    assert b",genetic," in whole and (tmp_path / "parts" / "oracle_log.csv").read_bytes() == whole

@@ -163,6 +163,10 @@ class GeneticExploration:
                             torch.as_tensor([drawn[i][1] for i in kept], dtype=torch.float32, device=self.device),
                             canonical=[drawn[i][0] for i in kept])
 
+    def clear(self) -> None:
+        """Empty the buffer (a new stage scores with another objective)."""
+        self.buffer.entries = []
+
     def state_dict(self) -> dict[str, Any]:
         return {"buffer": self.buffer.state_dict()}
 

@@ -299,13 +299,16 @@ class StagedLearning:
         self._say(f"{name}: stopping at the end of the current step (send it again to stop at once)")
 
     def _start_stage(self, index: int, stage: Stage) -> None:
-        """A new stage: fresh step count, and (purge_memories) a new diversity filter and replay memory."""
+        """A new stage: fresh step count, and (purge_memories) a new diversity filter, replay memory and genetic
+        buffer (their scores were another stage's)."""
         self.stage_index, self.stage_step, self.stage_finished = index, 0, False
         if self.config.parameters.purge_memories or self.filter is None:
             self.filter = build_filter(self.config.filter_for(stage))
             self.filter_stage = index
             if self.memory is not None and index > 0:
                 self.memory = self._new_memory()
+            if self.genetic is not None and index > 0:
+                self.genetic.clear()
 
     def _run_stage(self, index: int, stage: Stage) -> str:
         scorer = Scorer(stage.scoring)

@@ -34,7 +34,8 @@ import mara_chem.rl.loop as loop
 import mara_chem.rl.oracle as oracle
 import mara_chem.rl.outcomes as outcomes
 import mara_chem.rl.replay as replay
-import mara_chem.rl.summary as summary
+import mara_chem.rl.hits as hits
+import mara_chem.rl.summary_csv as summary_csv
 import mara_chem.run_folder.oracle_log as oracle_log
 import mara_chem.scoring.component as component
 import mara_chem.scoring.components.physchem as physchem
@@ -70,11 +71,11 @@ def instrument() -> None:
     timed(torch.Tensor, "backward", "backward")
     timed(torch.optim.Adam, "step", "optimiser (Adam)")
     timed(loop.StagedLearning, "_checkpoint", "checkpoint writes")
-    timed(summary.SummaryCsv, "append_step", "summary CSV")
+    timed(summary_csv.SummaryCsv, "append_step", "summary CSV")
     for name in ("sample", "add"):
         timed(replay.ReplayMemory, name, "replay memory (sample, randomise, add, encode)")
     timed(agent_update.AgentUpdate, "_encode", "replay memory (sample, randomise, add, encode)")
-    timed(summary.HitTracker, "update", "loop bookkeeping (arrays, hits, records)")
+    timed(hits.HitTracker, "update", "loop bookkeeping (arrays, hits, records)")
 
 
 def main() -> None:

@@ -13,9 +13,11 @@ import torch
 from mara_chem.models.prior_file import load_prior
 from mara_chem.rl import augmentation
 from mara_chem.rl.config import ConfigError, load_run_config
+from mara_chem.rl.learning_step import LearningStep
 from mara_chem.rl.loop import StagedLearning
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.strategies import StrategyBatch, build_strategy
+from mara_chem.rl.strategy_inputs import StrategyInputs
 from mara_chem.scoring.scorer import Scorer
 
 import golden_runs  # tests/golden_runs.py, beside this file
@@ -130,7 +132,8 @@ def test_round_feeds_the_strategy_copies_with_the_steps_outcomes_and_mara_anchor
     seen: list[StrategyBatch] = []
     strategy.register_forward_pre_hook(lambda module, args: seen.append(args[0]))
     optimizer = torch.optim.Adam(agent.network.parameters(), lr=1e-4)
-    rounds = augmentation.AugmentedMemory(1, False, agent, prior, strategy, optimizer, random.Random(3), lambda n: None)
+    rounds = augmentation.AugmentedMemory(1, False, agent, prior, StrategyInputs(strategy),
+                                           LearningStep(strategy, optimizer), random.Random(3), lambda n: None)
     losses = rounds(step, memory, penalised=[])
     assert len(losses) == 1 and len(seen) == 1
     batch = seen[0]
@@ -168,7 +171,8 @@ def test_ips_frequencies_stay_the_steps(prior) -> None:
     seen: list[StrategyBatch] = []
     strategy.register_forward_pre_hook(lambda module, args: seen.append(args[0]))
     optimizer = torch.optim.Adam(agent.network.parameters(), lr=1e-4)
-    augmentation.AugmentedMemory(2, True, agent, prior, strategy, optimizer, random.Random(1), lambda n: None)(
+    augmentation.AugmentedMemory(2, True, agent, prior, StrategyInputs(strategy), LearningStep(strategy, optimizer),
+                               random.Random(1), lambda n: None)(
         step, None, penalised=[])
     assert [b.outcome_ids.tolist() for b in seen] == [[0, 0, 1], [0, 0, 1]]
     assert all(b.outcome_freq is None and not b.is_replay.any() for b in seen)

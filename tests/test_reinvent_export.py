@@ -58,3 +58,15 @@ def test_prior_convert_both_ways_keeps_log_likelihoods(tmp_path, moses_sample, c
         back = load_prior(tmp_path / "m.prior").log_likelihood(moses_sample[:100])
     assert float((original - back).abs().max()) <= 1e-4
     assert cli_main(["prior", "convert", str(tmp_path / "missing.prior"), "--out", str(tmp_path / "x")]) == 2
+
+
+def test_a_genetic_table_is_named_as_dropped(reinvent_rl, tmp_path, monkeypatch):
+    from reinvent.runmodes.RL.validation import RLConfig
+    from reinvent.utils import extract_sections
+
+    monkeypatch.chdir(REPO)
+    out = tmp_path / "genetic.reinvent.toml"
+    changes = export_run_file("configs/genetic_demo.toml", out)
+    data = tomllib.loads(out.read_text())
+    RLConfig(**extract_sections(data))
+    assert "genetic" not in data and any(line.startswith("dropped [genetic]") for line in changes)

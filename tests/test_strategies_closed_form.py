@@ -302,3 +302,19 @@ def test_class_level_ips_dap_with_window_and_small_eps_keeps_g_beta():
               reward=ITEM_REWARD, outcomes=lambda y: tracker.step(class_keys(y)))
     assert l1(p, g_beta(PRIOR, ITEM_REWARD, BETA)) < 1e-3
     assert l1(class_mass(p), CLASS_TARGET) > 0.05  # not p(class) ∝ R(class): IPS-DAP keeps DAP's target
+
+
+def test_trajectory_balance_without_the_prior_reaches_exp_sigma_r():
+    """``prior_in_target = false`` (Genetic GFN's loss, (log Z + log π − σR)²): the optimum is exp(σR)
+    normalised, whatever the prior; mara-chem's DAP with log Z keeps the prior and lands on G_β instead."""
+    prior_free = torch.softmax(SIGMA * REWARD.double(), 0).float()
+    assert l1(prior_free, g_beta(PRIOR, REWARD, BETA)) > 0.3
+    p = train(build_strategy(type="dap", sigma=SIGMA, learn_log_z=True, log_z_lr=1.0, prior_in_target=False))
+    assert l1(p, prior_free) < 3e-3  # it starts further from its optimum (at the prior) than G_β does
+
+
+def test_trajectory_balance_without_the_prior_is_refused_where_it_has_no_meaning():
+    with pytest.raises(ValueError, match="needs learn_log_z = true"):
+        build_strategy(type="dap", prior_in_target=False)
+    with pytest.raises(ValueError, match="cannot be combined with MARA"):
+        build_strategy(type="mara", tau=0.5, learn_log_z=True, prior_in_target=False)

@@ -376,3 +376,11 @@ def test_the_loop_feeds_mips_the_spelling_marginal_and_builds_re_max_memory(tmp_
         bound = own[i] + sum(torch.tensor(extra.get(molecule, []), dtype=torch.float64).exp())
         assert own[i] * (1 - 1e-5) <= marginal[i] <= bound * (1 + 1e-5) + 1e-30
     assert len(set(learning.memory.modes)) == len(learning.memory)
+
+
+def test_a_recorded_inception_table_validates_again():
+    """run.json records every key with its default; reading it back for a resume must not refuse those defaults."""
+    from mara_chem.rl.config import Inception
+
+    recorded = Inception().model_dump(mode="json")
+    assert Inception.model_validate(recorded) == Inception()

@@ -86,6 +86,8 @@ def run_config(job: Job) -> dict[str, Any]:
         refs = {"@strict": task.strict, "@lenient": task.lenient}
         cfg["inception"].update(replay="remax", mode=harness.replay_mode,
                                 min_score=refs.get(harness.replay_min_score, harness.replay_min_score))
+    if harness.genetic is not None:  # likewise
+        cfg["genetic"] = dict(harness.genetic)
     return cfg
 
 

@@ -41,6 +41,8 @@ class Harness(BaseModel):
     replay: Literal["score", "remax"] = "score"
     replay_mode: Literal["scaffold", "cluster"] = "scaffold"
     replay_min_score: float | Literal["@lenient", "@strict"] = 0.0
+    #: genetic exploration: the run file's ``[genetic]`` table (validated by mara-chem's model per job)
+    genetic: dict[str, Any] | None = None
 
     @property
     def is_default(self) -> bool:

@@ -84,3 +84,20 @@ def test_remax_harness_writes_re_max_replay_with_the_task_threshold(runner) -> N
     assert run.inception.replay == "remax" and run.inception.min_score == 0.40
     for name in ("pmo_mips_grpo", "pmo_dmpo", "pmo_dap_remax_cluster", "pmo_ips_dap_scaffold_window_remax"):
         load_run_config(runner.run_config(_job(runner, runner.variants[name])))
+
+
+def test_genetic_gfn_recipe_variant_is_its_published_hyperparameters(runner) -> None:
+    """The recipe's row: the [genetic] table reaches the run file (only there), validated by mara-chem's model, and
+    holds Genetic GFN's hparams_default.yaml numbers; the ready run file says the same."""
+    from mara_chem.rl.config import load_run_config
+
+    assert "genetic" not in runner.run_config(_job(runner, runner.variants["pmo_dap"]))
+    cfg = runner.run_config(_job(runner, runner.variants["pmo_genetic_tb_recipe"]))
+    for run in (load_run_config(cfg), load_run_config(Path(__file__).resolve().parents[2] / "configs" /
+                                                       "genetic_tb_recipe.toml")):
+        g, s = run.genetic, run.learning_strategy
+        assert (g.generations, g.offspring, g.mutation_rate, g.population, g.rank_coefficient) == (2, 8, 0.01, 64, 0.01)
+        assert (g.replay_loops, g.replay_sample_size, g.buffer_size, g.kl_coefficient) == (8, 64, 1024, 0.01)
+        assert g.on_policy_update is False and run.parameters.batch_size == 64
+        assert (s["sigma"], s["rate"], s["log_z_lr"], s["log_z_init"]) == (50, 5e-4, 0.1, 5.0)
+        assert s["learn_log_z"] is True and s["prior_in_target"] is False

@@ -81,6 +81,7 @@ def compute_metrics(run_dir: str | Path, thresholds: Sequence[float], budget: in
         "budget": budget,
         "budget_source": source,
         "log": counts,
+        "calls_by_source": log.calls_by_source(budget),
         "unique_molecules": len(molecules),
         "fingerprint": opts.fingerprint.as_dict(),
         "circles": {"distance": opts.circle_distance, "seed": opts.seed},

@@ -35,11 +35,20 @@ def footer(metrics: Mapping[str, object]) -> list[str]:
         f"unique molecules {metrics['unique_molecules']}",
         f"log: {log['invalid_smiles']} invalid SMILES, {log['duplicates']} repeated SMILES, "
         f"{log['failed_scores']} failed scores, {log['dropped_lines']} dropped lines",
+        *_source_line(metrics),
         f"fingerprint: {metrics['fingerprint']['description']}",
         f"#Circles: distance > {circles['distance']}, hits visited in "
         + ("discovery order" if circles["seed"] is None else f"a random order (seed {circles['seed']})"),
         f"in-batch duplicate fraction: {dup_text}",
     ]
+
+
+def _source_line(metrics: Mapping[str, object]) -> list[str]:
+    """Calls by source, when genetic exploration made any (a log without the column is all the agent's)."""
+    sources = metrics.get("calls_by_source") or {}
+    if not sources.get("genetic"):
+        return []
+    return ["calls by source: " + ", ".join(f"{name} {n}" for name, n in sources.items())]  # type: ignore[union-attr]
 
 
 def format_table(metrics: Mapping[str, object]) -> str:

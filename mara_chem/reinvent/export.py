@@ -147,6 +147,8 @@ def export_run_file(source: str | Path, out: str | Path, keep_strategy: bool = F
     for section, allowed in (("diversity_filter", DIVERSITY_FILTER), ("inception", INCEPTION)):
         if data.get(section):
             result[section] = _keep(data[section], allowed, section, dropped)
+    if data.get("genetic"):
+        dropped.append("dropped [genetic] (genetic exploration is mara-chem's own loop; REINVENT runs without it)")
     stages = []
     for n, stage in enumerate(data["stage"], start=1):
         where = f"stage[{n}]"

@@ -52,6 +52,7 @@ from reinvent.runmodes.RL.validation import RLConfig, SectionLearningStrategy
 from mara_chem.chem.smiles import SmilesState, canonicalize
 from mara_chem.reinvent.export import REINVENT_STRATEGY_TYPES
 from mara_chem.rl.marginal import extra_spellings, spelling_marginal
+from mara_chem.rl.learning_step import LearningStep
 from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, StrategyOutput, StrategyParams, build_strategy
 from mara_chem.rl.strategies import list_strategies, strategy_params_model
 from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, Rows, StrategyInputs
@@ -135,6 +136,7 @@ class MaraReward(RLReward):
             optimizer.add_param_group(group)
         self.context: StepContext | None = None
         self.inputs = StrategyInputs(strategy)  # its outcome tracker lives across REINVENT's steps and stages
+        self.learn = LearningStep(strategy, optimizer)  # the same optimiser step as mara-chem's loop
         self.last_info: dict[str, float] = {}
         self._steps: dict[int, int] = {}  # updates per stage, for TensorBoard's step axis
 
@@ -186,11 +188,8 @@ class MaraReward(RLReward):
                 on_policy.canonical, [str(s) for s in np.asarray(orig_smilies)[rows]], agent_lls,
                 lambda smiles: _spelling_logp(agent, smiles),
                 lambda m: extra_spellings(m, self.strategy.params.marginal_spellings)))
-        out = self.strategy(batch)
+        out = self.learn(batch)
         self.last_info = out.info
-        self._optimizer.zero_grad()
-        out.loss.backward()
-        self._optimizer.step()
         for hook in self.step_hooks:
             hook(UpdateRecord(batch, out, list(on_policy.canonical), memory))
         n = len(rows)

@@ -13,8 +13,9 @@ import numpy as np
 import torch
 
 from mara_chem.models.language_model import LanguageModel
-from mara_chem.models.tokenizer import UnknownTokenError
+from mara_chem.models.tokenizer import UnknownTokenError, Vocabulary
 from mara_chem.rl.augmentation import StepUpdate
+from mara_chem.rl.learning_step import LearningStep
 from mara_chem.rl.marginal import extra_spellings, spelling_marginal
 from mara_chem.rl.replay import ReplayMemory
 from mara_chem.rl.step_samples import StepSamples
@@ -31,6 +32,7 @@ class AgentUpdate:
         self.agent, self.prior, self.strategy, self.optimizer = agent, prior, strategy, optimizer
         self.rng, self.randomize_smiles, self.device = rng, randomize_smiles, device
         self.inputs = StrategyInputs(strategy)
+        self.learn = LearningStep(strategy, optimizer)  # the one optimiser step: augmentation and replay share it
         self.memory: ReplayMemory | None = None
         self.last: StepUpdate | None = None  # the last update as the strategy saw it (augmented memory reuses it)
 
@@ -68,14 +70,11 @@ class AgentUpdate:
                                torch.as_tensor(replay_scores, dtype=torch.float32, device=self.device))
         raw = [samples.raw[i] for i in rows]
         batch = self.inputs.build(on_policy, replay_rows, prior_samples=self.prior_sample_logp,
-                                  anchor_pool=self._anchor_pool, memory_smiles=self._memory_smiles,
+                                  anchor_pool=self.anchor_pool, memory_smiles=self.memory_smiles,
                                   marginal_probability=lambda: spelling_marginal(
                                       on_policy.canonical, raw, agent_logp, self.spelling_logp,
                                       lambda m: extra_spellings(m, self.strategy.params.marginal_spellings)))
-        out = self.strategy(batch)
-        self.optimizer.zero_grad(set_to_none=True)
-        out.loss.backward()
-        self.optimizer.step()
+        out = self.learn(batch)
         self.last = StepUpdate(batch, out, list(on_policy.canonical), tokens)
         # "Target" in the summary: DAP's target log-likelihood where the strategy has one, else its reward
         target = out.targets if out.targets is not None else out.rewards
@@ -85,18 +84,19 @@ class AgentUpdate:
             samples.columns[name] = column
         return float(out.loss.detach())
 
+    def skip(self, samples: StepSamples, memory: ReplayMemory | None) -> float:
+        """The step without its on-policy update (``[genetic] on_policy_update = false``): the outcome tracker still
+        counts the ``in_update`` rows; the per-row columns are NaN. Returns NaN (no loss)."""
+        self.memory = memory
+        rows = np.nonzero(samples.in_update)[0]
+        self.inputs.observe([samples.canonical[i] for i in rows], self.memory_smiles)
+        self.last = None
+        for name in ("Target", "Agent", "Prior"):
+            samples.columns[name] = np.full(len(samples.raw), np.nan)
+        return float("nan")
+
     def _encode(self, smiles: list[str]) -> tuple[torch.Tensor | None, list[int]]:
-        """Token rows for the SMILES the vocabulary can spell, and their indices (the rest are skipped)."""
-        good = []
-        for i, s in enumerate(smiles):
-            try:
-                self.agent.vocabulary.encode(s)
-                good.append(i)
-            except UnknownTokenError:
-                continue
-        if not good:
-            return None, []
-        return self.agent.vocabulary.encode_batch([smiles[i] for i in good]).to(self.device), good
+        return encode_spellable(self.agent.vocabulary, smiles, self.device)
 
     def spelling_logp(self, smiles: list[str]) -> torch.Tensor:
         """The agent's log-likelihood of each SMILES (no gradient); -inf for one its vocabulary cannot spell."""
@@ -111,10 +111,11 @@ class AgentUpdate:
         """Agent log-likelihood of n prior samples: the maximum-likelihood form of a forward-KL term."""
         return self.agent.sequence_log_likelihood(self.prior.sample(n).tokens)
 
-    def _memory_smiles(self) -> list[str]:
+    def memory_smiles(self) -> list[str]:
+        """Canonical SMILES of the replay memory (IPS ``frequency = \"memory\"``)."""
         return [s for s, _ in self.memory.entries] if self.memory else []
 
-    def _anchor_pool(self) -> AnchorPool | None:
+    def anchor_pool(self) -> AnchorPool | None:
         """The replay memory as MARA's anchor candidates (prior log-likelihoods and scores)."""
         if not self.memory:
             return None
@@ -125,6 +126,21 @@ class AgentUpdate:
             pool_logp = self.prior.sequence_log_likelihood(tokens)
         scores = [self.memory.entries[i][1] for i in kept]
         return AnchorPool(pool_logp, torch.as_tensor(scores, dtype=torch.float32, device=self.device))
+
+
+def encode_spellable(vocabulary: Vocabulary, smiles: list[str],
+                     device: torch.device) -> tuple[torch.Tensor | None, list[int]]:
+    """Token rows for the SMILES the vocabulary can spell, and their indices (the rest are skipped)."""
+    good = []
+    for i, s in enumerate(smiles):
+        try:
+            vocabulary.encode(s)
+            good.append(i)
+        except UnknownTokenError:
+            continue
+    if not good:
+        return None, []
+    return vocabulary.encode_batch([smiles[i] for i in good]).to(device), good
 
 
 def _stack_padded(tokens: torch.Tensor, more: torch.Tensor | None, pad: int) -> torch.Tensor:

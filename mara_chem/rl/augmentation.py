@@ -14,7 +14,9 @@ probability, and the loss is the strategy's on these sequences.
 
 What stays on canonical SMILES: a row's outcome id and IPS's p̂ (the step's, from the canonical SMILES, reused
 for its copies: the tracker is not stepped again), and MARA's anchor (the step's (S_z, log π0(y_z)), fixed for
-the rounds, so a random spelling never changes which molecule anchors or with what likelihood).
+the rounds, so a random spelling never changes which molecule anchors or with what likelihood). The round's batch
+is the strategy-input builder's ``rebuild`` of the step's batch (:mod:`mara_chem.rl.strategy_inputs`) and its
+optimiser step the loop's (:mod:`mara_chem.rl.learning_step`).
 
 Selective memory purge (before the rounds): the memory loses every molecule whose Bemis–Murcko scaffold is that
 of a molecule the diversity filter penalised in this step (its filtered score below its score), as Augmented
@@ -26,15 +28,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import torch
 
 from mara_chem.chem.smiles import murcko_scaffold, randomize
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.tokenizer import Vocabulary
+from mara_chem.rl.learning_step import LearningStep
 from mara_chem.rl.replay import ReplayMemory
-from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, StrategyOutput
+from mara_chem.rl.strategies import StrategyBatch, StrategyOutput
+from mara_chem.rl.strategy_inputs import Rows, StrategyInputs
 
 
 def random_spelling(smiles: str | None, rng: random.Random, vocabulary: Vocabulary) -> str | None:
@@ -103,13 +107,15 @@ class StepUpdate:
 
 
 class AugmentedMemory:
-    """The augmentation rounds of a run (module docstring); shares the loop's agent, optimiser and random stream."""
+    """The augmentation rounds of a run (module docstring); shares the loop's agent, strategy-input builder,
+    learning step and random stream. Each round's batch is the builder's :meth:`~StrategyInputs.rebuild` of the
+    step's batch."""
 
-    def __init__(self, rounds: int, purge: bool, agent: LanguageModel, prior: LanguageModel,
-                 strategy: LearningStrategy, optimizer: torch.optim.Optimizer, rng: random.Random,
+    def __init__(self, rounds: int, purge: bool, agent: LanguageModel, prior: LanguageModel, inputs: StrategyInputs,
+                 learn: LearningStep, rng: random.Random,
                  prior_samples: Callable[[int], torch.Tensor | None]) -> None:
         self.rounds, self.purge = rounds, purge
-        self.agent, self.prior, self.strategy, self.optimizer, self.rng = agent, prior, strategy, optimizer, rng
+        self.agent, self.prior, self.inputs, self.learn, self.rng = agent, prior, inputs, learn, rng
         self.prior_samples = prior_samples
 
     def __call__(self, step: StepUpdate, memory: ReplayMemory | None, penalised: Sequence[str]) -> list[float]:
@@ -128,33 +134,13 @@ class AugmentedMemory:
         agent_logp = self.agent.sequence_log_likelihood(rows)
         with torch.no_grad():
             prior_logp = self.prior.sequence_log_likelihood(rows)
-        m = len(memory_scores)
-        first = int(step.batch.outcome_ids[:n].max().item()) + 1 if n else 0
-        freq = step.batch.outcome_freq
-        batch = replace(
-            step.batch, agent_logp=agent_logp, prior_logp=prior_logp,
-            scores=torch.cat([step.batch.scores[:n], torch.as_tensor(memory_scores, dtype=step.batch.scores.dtype,
-                                                                    device=device)]),
-            outcome_ids=torch.cat([step.batch.outcome_ids[:n], first + torch.arange(m, device=device)]),
-            is_replay=torch.cat([torch.zeros(n, dtype=torch.bool), torch.ones(m, dtype=torch.bool)]).to(device),
-            outcome_freq=None if freq is None else torch.cat([freq[:n], torch.ones(m, device=device)]),
-            prior_sample_agent_logp=(None if step.batch.prior_sample_agent_logp is None
-                                     else self.prior_samples(max(1, n))),
-            mara_anchor=_step_anchor(step.output, device),
-        )
-        out = self.strategy(batch)
-        self.optimizer.zero_grad(set_to_none=True)
-        out.loss.backward()
-        self.optimizer.step()
-        return float(out.loss.detach())
-
-
-def _step_anchor(output: StrategyOutput, device: torch.device) -> tuple[torch.Tensor, torch.Tensor] | None:
-    """The step's MARA anchor (S_z, log π0(y_z)) as the strategy reported it; None without MARA or an anchor."""
-    if "mara_anchor_score" not in output.info:
-        return None
-    return (torch.tensor(output.info["mara_anchor_score"], device=device),
-            torch.tensor(output.info["mara_anchor_prior_logp"], device=device))
+        replay = None
+        if memory_scores:
+            replay = Rows(agent_logp[n:], prior_logp[n:], torch.as_tensor(memory_scores, dtype=torch.float32,
+                                                                          device=device))
+        batch = self.inputs.rebuild(step.batch, step.output, agent_logp[:n], prior_logp[:n], replay,
+                                    prior_samples=self.prior_samples)
+        return float(self.learn(batch).loss.detach())
 
 
 def _stack(tokens: torch.Tensor, more: torch.Tensor, pad: int) -> torch.Tensor:

@@ -129,10 +129,13 @@ class Inception(Section):
 
     @model_validator(mode="after")
     def _remax_options(self) -> "Inception":
-        given = [k for k in ("mode", "mode_similarity", "min_score") if k in self.model_fields_set]
+        # a default is accepted (a recorded run.json holds every key); another value would be ignored: refused
+        given = [k for k in ("mode", "mode_similarity", "min_score")
+                 if k in self.model_fields_set and getattr(self, k) != type(self).model_fields[k].default]
         if self.replay == "score" and given:
             raise ValueError(f"{', '.join(given)} given but replay = 'score' (they belong to replay = 'remax')")
-        if "mode_similarity" in self.model_fields_set and self.mode != "cluster":
+        if ("mode_similarity" in self.model_fields_set and self.mode != "cluster"
+                and self.mode_similarity != type(self).model_fields["mode_similarity"].default):
             raise ValueError("mode_similarity given but mode is not 'cluster'")
         if self.replay == "remax" and not self.deduplicate:
             raise ValueError("deduplicate = false with replay = 'remax' (a mode's one example is never repeated)")
@@ -143,6 +146,41 @@ class Inception(Section):
     def _seed_file(cls, value: str | None) -> str | None:
         return _refuse_unless(value, None, "smiles_file", "the replay memory starts empty and fills with scored "
                               "molecules; seeding it would need oracle calls")
+
+
+class Genetic(Section):
+    """mara-chem's ``[genetic]`` table: genetic exploration after each step's batch, then off-policy replay
+    (docs/strategies.md, "Genetic exploration"; ``mara_chem/rl/genetic.py``). ``generations = 0`` switches it off
+    (the run is the run without the table), and then no other key may be given."""
+
+    generations: int = Field(2, ge=0, le=100, description="Graph GA generations per step (0: off)")
+    offspring: int = Field(8, ge=1, le=MAX_BATCH_SIZE, description="offspring per generation")
+    mutation_rate: float = Field(0.01, ge=0.0, le=1.0, allow_inf_nan=False,
+                                 description="probability that a crossover child is also mutated")
+    population: int = Field(64, ge=2, le=MAX_BATCH_SIZE, description="mating pool drawn by rank per generation")
+    rank_coefficient: float = Field(0.01, gt=0.0, le=10.0, allow_inf_nan=False,
+                                    description="k of the rank weights 1/(kN + rank)")
+    replay_loops: int = Field(8, ge=0, le=100, description="off-policy updates per step")
+    replay_sample_size: int = Field(64, ge=1, le=MAX_BATCH_SIZE, description="rows per off-policy update")
+    buffer_size: int = Field(1024, ge=2, le=1_000_000, description="best molecules kept for parents and replay")
+    kl_coefficient: float = Field(0.0, ge=0.0, le=100.0, allow_inf_nan=False,
+                                  description="c·mean(log π − log π0) added to each off-policy loss")
+    on_policy_update: bool = Field(True, description="also update on the step's own batch (false: the agent "
+                                   "learns only from the off-policy replay, as Genetic GFN does)")
+
+    @model_validator(mode="after")
+    def _off(self) -> "Genetic":
+        # a default is accepted (a recorded run.json holds every key); another value would be ignored: refused
+        given = sorted(k for k in self.model_fields_set - {"generations"}
+                       if getattr(self, k) != type(self).model_fields[k].default)
+        if self.generations == 0 and given:
+            raise ValueError(f"{', '.join(given)} given but generations = 0 (genetic exploration is off; remove "
+                             "them or set generations >= 1)")
+        return self
+
+    @property
+    def on(self) -> bool:
+        return self.generations > 0
 
 
 class Stage(Section):
@@ -169,9 +207,22 @@ class RunConfig(Section):
     learning_strategy: dict[str, Any] = Field(default_factory=lambda: {"type": "dap"})
     diversity_filter: DiversityFilterTable | None = None
     inception: Inception | None = None
+    genetic: Genetic | None = None  # mara-chem: genetic exploration and off-policy replay
 
     _filter = field_validator("diversity_filter")(_check_filter)
     stage: list[Stage] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _genetic_without_on_policy_update(self) -> "RunConfig":
+        if self.genetic_on and not self.genetic.on_policy_update and self.parameters.augmentation_rounds:
+            raise ValueError("[genetic] on_policy_update = false with [parameters] augmentation_rounds > 0: augmented "
+                             "memory re-spells the step's own update, which is then not made; set one of them back")
+        return self
+
+    @property
+    def genetic_on(self) -> bool:
+        """Whether the run has genetic exploration (a ``[genetic]`` table with generations >= 1)."""
+        return self.genetic is not None and self.genetic.on
 
     @model_validator(mode="before")
     @classmethod

@@ -5,11 +5,12 @@ The loop owns the optimiser, the oracle, the filters and the replay memory; the 
 turns tensors into a loss. Stops on max_steps, max_score or the oracle budget, and never exceeds the budget.
 
 One step's samples travel as one record (:class:`~mara_chem.rl.step_samples.StepSamples`); the strategy's batch
-is built by :mod:`mara_chem.rl.strategy_inputs` (as inside REINVENT); the summary rows, the step's record and
-the progress line come from :mod:`mara_chem.rl.summary`.
+is built by :mod:`mara_chem.rl.strategy_inputs` (as inside REINVENT) and every optimiser step is
+:mod:`mara_chem.rl.learning_step`'s; each step ends with one frozen report (:mod:`mara_chem.rl.step_report`) handed
+to the reporters (:mod:`mara_chem.rl.reporters`: summary CSV, TensorBoard, console, checkpoint).
 
 Run-folder safety: one writer per folder (:mod:`mara_chem.run_folder.run_lock`); a resume must describe the same run
-(:mod:`mara_chem.rl.resume`) and every check happens before anything in the folder is written; the
+(:mod:`mara_chem.rl.run_session`) and every check happens before anything in the folder is written; the
 oracle log is the source of truth, so a run killed at any moment resumes without losing or re-paying calls
 (no checkpoint yet: the run starts again and takes the logged calls from the log); SIGINT/SIGTERM stop the
 run at the next step boundary with a checkpoint.
@@ -43,21 +44,23 @@ from mara_chem.rl.checkpoint import CHECKPOINT_NAME, rng_state, save_checkpoint,
 from mara_chem.rl.loop_state import LoopState
 from mara_chem.rl.config import RunConfig, Stage
 from mara_chem.rl.diversity_filters import DiversityFilter, build_filter
+from mara_chem.rl.genetic import GeneticExploration
 from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog
 from mara_chem.rl.replay import ModeReplayMemory, ReplayMemory
 from mara_chem.rl.run_session import RunDirError, RunSession
 from mara_chem.rl.step_samples import StepSamples, first_occurrences
 from mara_chem.rl.strategies import build_strategy
-from mara_chem.rl.summary import (
-    HitTracker,
-    StepRecord,
-    SummaryCsv,
-    TensorBoardScalars,
-    endpoint_union,
-    mean_scored,
-    progress_line,
-    stage_summary,
+from mara_chem.rl.hits import HitTracker
+from mara_chem.rl.reporters import (
+    CheckpointReporter,
+    ConsoleReporter,
+    Reporter,
+    SummaryCsvReporter,
+    TensorBoardReporter,
 )
+from mara_chem.rl.step_report import StepRecord, StepReport, mean_scored
+from mara_chem.rl.summary_csv import endpoint_union, stage_summary
+from mara_chem.run_folder.oracle_log import GENETIC
 from mara_chem.scoring.scorer import Scorer
 
 log = logging.getLogger(__name__)
@@ -120,7 +123,7 @@ class StagedLearning:
         except DeviceError as exc:
             raise RunDirError(str(exc)) from None
         self.endpoints = endpoint_union(config.stage)
-        self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints)
+        self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints, sources=config.genetic_on)
         self._build()
         self.session = RunSession(config, self.oracle_log, self._say, quiet)
         self.session.open(overwrite, self._file_digests, restore=self._restore)
@@ -151,13 +154,18 @@ class StagedLearning:
         self.update = AgentUpdate(self.agent, self.prior, self.strategy, self.optimizer, self.rng,
                                   p.randomize_smiles, self.device)
         self.augmentation = AugmentedMemory(p.augmentation_rounds, p.selective_memory_purge, self.agent, self.prior,
-                                            self.strategy, self.optimizer, self.rng, self.update.prior_sample_logp
-                                            ) if p.augmentation_rounds else None
+                                            self.update.inputs, self.update.learn, self.rng,
+                                            self.update.prior_sample_logp) if p.augmentation_rounds else None
+        self.genetic = GeneticExploration(
+            config.genetic, self.agent, self.prior, self.update.inputs, self.update.learn, self.rng, self.device,
+            self.update.prior_sample_logp, self.update.anchor_pool, self.update.memory_smiles,
+        ) if config.genetic_on else None
         self.state = LoopState()
         self.filter: DiversityFilter | None = None
         self.memory = self._new_memory()
         self.hits = HitTracker(p.hit_threshold)
-        self.tensorboard = TensorBoardScalars(self.config.tb_logdir)
+        self.tensorboard = TensorBoardReporter(self.config.tb_logdir)
+        self.console = ConsoleReporter(self._say, self.progress_every, self.quiet)
         self._stop_signal: str | None = None
 
     def _new_memory(self) -> ReplayMemory | None:
@@ -183,6 +191,8 @@ class StagedLearning:
         if self.memory is not None and state["memory"] is not None:
             self.memory.load_state_dict(state["memory"])
         self.hits = HitTracker.from_state_dict(state["hits"])
+        if self.genetic is not None and state.get("genetic") is not None:
+            self.genetic.load_state_dict(state["genetic"])
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
         stage_summary(self.config, self.state.stage_index).truncate_after(self.state.global_step)
@@ -195,6 +205,7 @@ class StagedLearning:
             "filter": self.filter.state_dict() if self.filter else None,
             "memory": self.memory.state_dict() if self.memory else None,
             "hits": self.hits.state_dict(),
+            "genetic": self.genetic.state_dict() if self.genetic else None,
             "rng": rng_state(), "loop_rng": self.rng.getstate(), "digests": self._file_digests,
         })
 
@@ -232,26 +243,32 @@ class StagedLearning:
         self._say(f"{name}: stopping at the end of the current step (send it again to stop at once)")
 
     def _start_stage(self, index: int, stage: Stage) -> None:
-        """A new stage: fresh step count, and (purge_memories) a new diversity filter and replay memory."""
+        """A new stage: fresh step count, and (purge_memories) a new diversity filter, replay memory and genetic
+        buffer (their scores were another stage's)."""
         self.state.stage_index, self.state.stage_step, self.state.stage_finished = index, 0, False
         if self.config.parameters.purge_memories or self.filter is None:
             self.filter = build_filter(self.config.filter_for(stage))
             self.state.filter_stage = index
             if self.memory is not None and index > 0:
                 self.memory = self._new_memory()
+            if self.genetic is not None and index > 0:
+                self.genetic.clear()
 
     def _run_stage(self, index: int, stage: Stage) -> str:
         scorer = Scorer(stage.scoring)
         oracle = Oracle(scorer, self.oracle_log, index + 1, stage.max_oracle_calls)
         oracle.restore(self.oracle_log.read())
         summary = stage_summary(self.config, index)
+        reporters: list[Reporter] = [SummaryCsvReporter(summary), self.tensorboard, self.console,
+                                     CheckpointReporter(self._checkpoint, self.config.parameters.checkpoint_every)]
+        scaffold_column = "Scaffold" in summary.columns
         reason = "max_steps"
         invalid_steps = 0  # consecutive steps without one valid SMILES
         try:
             while self.state.stage_step < stage.max_steps and not self._stop_signal:
                 if oracle.exhausted:
                     break
-                record = self._step(stage, oracle, summary)
+                record = self._step(oracle, reporters, scaffold_column)
                 if self._stop_signal:
                     break
                 invalid_steps = invalid_steps + 1 if record.valid_fraction == 0 else 0
@@ -261,8 +278,6 @@ class StagedLearning:
                     self._say(f"stage {index + 1}: no valid SMILES in {invalid_steps} steps in a row: the agent has "
                               "collapsed (learning rate too high?); stopping")
                     break
-                if self.state.global_step % self.config.parameters.checkpoint_every == 0:
-                    self._checkpoint()
                 # REINVENT's SimpleTerminator: its 0-based step index must exceed min_steps (min_steps + 2 steps)
                 if (stage.max_score is not None and self.state.stage_step - 1 > (stage.min_steps or 0)
                         and record.mean_score >= stage.max_score):
@@ -285,7 +300,9 @@ class StagedLearning:
                   f"agent written to {agent_path}")
         return reason
 
-    def _step(self, stage: Stage, oracle: Oracle, summary: SummaryCsv) -> StepRecord:
+    def _step(self, oracle: Oracle, reporters: list[Reporter], scaffold_column: bool) -> StepRecord:
+        """One step: sample, score, filter, update (then augmented memory and the genetic harness); its report goes
+        to ``reporters`` in order."""
         t0 = time.perf_counter()
         p = self.config.parameters
         samples = StepSamples.from_sampled(self.agent.sample(p.batch_size, temperature=p.temperature,
@@ -294,14 +311,21 @@ class StagedLearning:
         mols = ParsedMolecules()  # each new molecule parsed once: for the scorer, then for its scaffold
         samples.take_scores(oracle.score(samples.valid_smiles, self.state.global_step + 1, mols))
         oracle_seconds = time.perf_counter() - t_oracle
-        samples.scaffolds = self._scaffolds(samples, mols, every_row="Scaffold" in summary.columns)
+        samples.scaffolds = self._scaffolds(samples, mols, every_row=scaffold_column)
         self._filter(samples)
-        loss = self.update(samples, self.memory)
+        on_policy = self.genetic is None or self.config.genetic.on_policy_update
+        loss = self.update(samples, self.memory) if on_policy else self.update.skip(samples, self.memory)
+        kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
         if self.memory is not None:
-            kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
             self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
         if self.augmentation is not None:  # augmented memory: more updates on random SMILES, no oracle call
             self.augmentation(self.update.last, self.memory, samples.penalised)
+        if self.genetic is not None:  # offspring (paid calls, source "genetic"), then off-policy replay
+            _, replay_losses = self.genetic([(samples.canonical[i], float(samples.filtered[i])) for i in kept],
+                                            lambda smiles: self._score_offspring(oracle, smiles),
+                                            lambda: oracle.exhausted)
+            if not on_policy and replay_losses:  # the step's loss is then its off-policy updates' mean
+                loss = float(np.mean(replay_losses))
         self.state.stage_step += 1
         self.state.global_step += 1
         for c in dict.fromkeys(c for c in samples.canonical if c and c in samples.scored):
@@ -315,11 +339,29 @@ class StagedLearning:
             loss=loss, seconds=elapsed, non_oracle_seconds=elapsed - oracle_seconds,
         )
         self.state.history.append(record)
-        summary.append_step(samples, self.state.global_step)
-        self.tensorboard.add(record)
-        if not self.quiet and (self.state.global_step % self.progress_every == 0):
-            self._say(progress_line(record, self.hits.threshold))
+        report = StepReport(record, samples, self.hits.threshold)
+        for reporter in reporters:
+            reporter.report(report)
         return record
+
+    def _score_offspring(self, oracle: Oracle, smiles: list[str]) -> list[tuple[str, float]]:
+        """The genetic harness's children as molecules of the step: paid oracle calls logged with source "genetic"
+        (repeats free, none over the budget), the diversity filter's scores, the hit count and the replay memory;
+        returns (SMILES, filtered score) of those the oracle answered."""
+        mols = ParsedMolecules()
+        scored = oracle.score(smiles, self.state.global_step + 1, mols, source=GENETIC)
+        answered = [s for s in smiles if s in scored]
+        if not answered:
+            return []
+        totals = np.nan_to_num(np.array([scored[s].total for s in answered], dtype=float), nan=0.0)
+        filtered = self.filter.apply(list(answered), totals, self.state.global_step) if self.filter else totals
+        for s in answered:
+            total = scored[s].total
+            hit = np.isfinite(total) and total >= self.hits.threshold
+            self.hits.update(s, total, murcko_scaffold(s, mol=mols.get(s)) if hit else None)
+        if self.memory is not None:
+            self.memory.add(answered, [float(v) for v in filtered])
+        return [(s, float(v)) for s, v in zip(answered, filtered)]
 
     def _filter(self, samples: StepSamples) -> None:
         """The scores the strategy learns from (``filtered``) and the rows it learns from (``in_update``)."""

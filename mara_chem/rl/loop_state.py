@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from mara_chem.rl.summary import StepRecord
+from mara_chem.rl.step_report import StepRecord
 
 
 @dataclass

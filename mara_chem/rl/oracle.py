@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mara_chem.run_folder.oracle_log import LOG_NAME, OracleLog, TornLine, format_value, parse_value
+from mara_chem.run_folder.oracle_log import AGENT, LOG_NAME, OracleLog, TornLine, format_value, parse_value
 from mara_chem.scoring.scorer import Scorer
 
 __all__ = ["LOG_NAME", "Oracle", "OracleLog", "Scored", "log_row", "recover_torn_line", "scores_array"]
@@ -33,10 +33,14 @@ class Scored:
     call: int
 
 
-def log_row(log: OracleLog, smiles: str, entry: Scored, step: int, stage: int) -> dict[str, object]:
-    """The log row of one paid call (also used to convert another tool's record, benchmarks/peers/)."""
+def log_row(log: OracleLog, smiles: str, entry: Scored, step: int, stage: int,
+            source: str = AGENT) -> dict[str, object]:
+    """The log row of one paid call (also used to convert another tool's record, benchmarks/peers/); ``source``
+    goes in only where the log has the column."""
     row: dict[str, object] = {"call": entry.call, "step": step, "stage": stage, "smiles": smiles,
                               "score": format_value(entry.total), "reason": entry.reason or ""}
+    if log.sources:
+        row["source"] = source
     for e in log.endpoints:
         row[e] = format_value(entry.scores.get(e, math.nan))
         row[f"{e}_raw"] = format_value(entry.raw.get(e, math.nan))
@@ -87,10 +91,12 @@ class Oracle:
                 call=call,
             )
 
-    def score(self, smiles: list[str], step: int, mols: Mapping[str, Any] | None = None) -> dict[str, Scored]:
+    def score(self, smiles: list[str], step: int, mols: Mapping[str, Any] | None = None,
+              source: str = AGENT) -> dict[str, Scored]:
         """Scores for the given unique canonical SMILES that are cached or fit in the budget. ``mols``: a
         :class:`~mara_chem.chem.smiles.ParsedMolecules` of the step, where the scorer's molecules come from
-        (and stay, for the step's other uses); without it the scorer parses them itself."""
+        (and stay, for the step's other uses); without it the scorer parses them itself. ``source``: where the
+        new molecules came from, for the log's ``source`` column."""
         new = [s for s in dict.fromkeys(smiles) if s not in self.cache]
         if self.remaining is not None:
             new = new[: max(0, self.remaining)]
@@ -107,7 +113,7 @@ class Oracle:
                     call=self.next_call,
                 )
                 self.cache[smi] = entry
-                rows.append(log_row(self.log, smi, entry, step, self.stage))
+                rows.append(log_row(self.log, smi, entry, step, self.stage, source))
                 self.next_call += 1
                 self.calls += 1
             self.log.append(rows)
@@ -122,26 +128,29 @@ def recover_torn_line(log: OracleLog, torn: TornLine, scorer_for_stage: Callable
     one whose SMILES was cut off stays a spent call with an empty SMILES and a reason.
     """
     fields, previous = torn.fields, torn.previous or {}
+    at = {name: i for i, name in enumerate(log.columns)}
 
-    def complete(i: int) -> bool:  # a field followed by a comma was written in full
-        return len(fields) > i + 1
+    def complete(name: str) -> bool:  # a field followed by a comma was written in full
+        return len(fields) > at[name] + 1
 
-    step = int(fields[1]) if complete(1) else int(previous.get("step", 0))
-    stage = int(fields[2]) if complete(2) else int(previous.get("stage", 1))
+    step = int(fields[at["step"]]) if complete("step") else int(previous.get("step", 0))
+    stage = int(fields[at["stage"]]) if complete("stage") else int(previous.get("stage", 1))
+    source = fields[at["source"]] if log.sources and complete("source") else previous.get("source", AGENT)
     where = f"{log.path}: torn last line (call {torn.call}, step {step}, stage {stage})"
     if len(fields) == len(log.columns) and fields[0] == str(torn.call):
         log.append([dict(zip(log.columns, fields))])
         return f"{where} was complete but for its end: kept with its paid score"
-    if complete(3) and fields[3]:
+    smiles = fields[at["smiles"]] if complete("smiles") else ""
+    if smiles:
         scorer = scorer_for_stage(stage)
         try:
-            entry = _score_one(scorer, fields[3], torn.call)
+            entry = _score_one(scorer, smiles, torn.call)
         finally:
             scorer.close()
-        log.append([log_row(log, fields[3], entry, step, stage)])
-        return f"{where} lost its score: {fields[3]} scored again under the same call number (charged once)"
+        log.append([log_row(log, smiles, entry, step, stage, source)])
+        return f"{where} lost its score: {smiles} scored again under the same call number (charged once)"
     entry = Scored(total=math.nan, scores={}, raw={}, reason=TORN_UNKNOWN_REASON, call=torn.call)
-    log.append([log_row(log, "", entry, step, stage)])
+    log.append([log_row(log, "", entry, step, stage, source)])
     return f"{where} lost its SMILES: the call stays spent, recorded with an empty SMILES"
 
 

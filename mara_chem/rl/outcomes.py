@@ -107,6 +107,7 @@ class OutcomeTracker:
         self.clusters = LeaderClusters(cluster_similarity) if outcome == "cluster" else None
         self.window: deque[tuple[Counter[str], int]] = deque(maxlen=frequency_window)  # (counts, G) per step
         self._scaffolds: dict[str, str] = {}
+        self.current: tuple[Counter[str], int] = (Counter(), 0)  # the last step's counts and sample size
 
     @classmethod
     def from_options(cls, options: IpsOptions) -> OutcomeTracker:
@@ -128,18 +129,45 @@ class OutcomeTracker:
         rows; advances the window."""
         keys = [self.key(c) for c in canon]
         ids = outcome_ids(keys)
+        batch = Counter(k for k in keys if k is not None)
+        self.current = (batch, len(keys))
         if self.frequency == "batch":
             return ids, None
-        batch = Counter(k for k in keys if k is not None)
         if self.frequency == "window":
-            self.window.append((batch, len(keys)))
+            self.window.append(self.current)
+        return ids, self._p_hat(keys, memory)
+
+    def add_to_step(self, canon: Sequence[str]) -> None:
+        """Count more molecules as samples of the current step (the genetic harness's offspring): they join the
+        step's counts, and so its window entry."""
+        keys = [self.key(c) for c in canon]
+        counts, size = self.current
+        counts.update(k for k in keys if k is not None)
+        self.current = (counts, size + len(keys))
+        if self.frequency == "window" and self.window:
+            self.window[-1] = self.current
+
+    def step_frequencies(self, canon: Sequence[str | None], memory: Sequence[str] = ()) -> tuple[torch.Tensor,
+                                                                                                 torch.Tensor]:
+        """(outcome ids, p̂ per row) for rows that are not samples of this step (rows replayed from a buffer): p̂
+        is the current step's estimate (its batch, offspring included; pooled over the window; or with the
+        memory), read without advancing anything. An outcome the step did not sample has p̂ = 0 (the
+        strategy clips it at ``ips_eps``)."""
+        keys = [self.key(c) for c in canon]
+        return outcome_ids(keys), self._p_hat(keys, memory)
+
+    def _p_hat(self, keys: Sequence[str | None], memory: Sequence[str]) -> torch.Tensor:
+        counts, size = self.current
+        if self.frequency == "window":
             pooled = sum((c for c, _ in self.window), Counter())
             total = sum(g for _, g in self.window)
+        elif self.frequency == "memory":
+            pooled = counts + Counter(self.key(s) for s in memory)
+            total = size + len(memory)
         else:
-            pooled = batch + Counter(self.key(s) for s in memory)
-            total = len(keys) + len(memory)
+            pooled, total = counts, size
         p_hat = [(pooled[k] if k is not None else 1) / max(total, 1) for k in keys]
-        return ids, torch.as_tensor(p_hat, dtype=torch.float32)
+        return torch.as_tensor(p_hat, dtype=torch.float32)
 
     def state_dict(self) -> dict[str, Any]:
         return {"window": [(dict(c), g) for c, g in self.window],

@@ -140,6 +140,8 @@ def check_run(cfg: RunConfig, load_models: bool = True, run_file: Path | None = 
             problems.append(problem + "; move it away to resume from scratch, or start again with --overwrite")
     if cfg.tb_logdir and importlib.util.find_spec("tensorboard") is None:
         problems.append("[tb_logdir] needs the tensorboard package (pip install tensorboard), or remove the key")
+    if cfg.genetic_on and importlib.util.find_spec("mol_ga") is None:
+        problems.append("[genetic] needs the mol-ga package (pip install 'mara-chem[genetic]'), or remove the table")
     for i, stage in enumerate(cfg.stage):
         problems.extend(check_scorer(f"stage.{i}.scoring", stage.scoring))
     if problems:

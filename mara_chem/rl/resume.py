@@ -20,7 +20,7 @@ from mara_chem.run_folder.oracle_log import OracleLogError
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from mara_chem.rl.config import RunConfig
 from mara_chem.rl.oracle import LOG_NAME, OracleLog
-from mara_chem.rl.summary import stage_summary
+from mara_chem.rl.summary_csv import stage_summary
 from mara_chem.run_folder.run_record import (
     CHANGES_JSON,
     RUN_JSON,

@@ -19,7 +19,7 @@ from mara_chem.atomic import write_text_atomic
 from mara_chem.rl.config import RunConfig
 from mara_chem.rl.oracle import LOG_NAME, OracleLog, recover_torn_line
 from mara_chem.rl.resume import ResumeChecks, RunDirError
-from mara_chem.rl.summary import stage_summary
+from mara_chem.rl.summary_csv import stage_summary
 from mara_chem.run_folder.run_lock import RunFolderBusy, RunLock
 from mara_chem.run_folder.run_record import Change, describe, write_run_record
 from mara_chem.scoring.scorer import Scorer

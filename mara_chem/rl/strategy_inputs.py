@@ -14,20 +14,29 @@ declares it needs it (``LearningStrategy.needs_prior_samples``, ``needs_anchor_p
   probability (``needs_marginal_probability``; on SMILES :func:`mara_chem.rl.marginal.spelling_marginal`), from
   callables the caller supplies and that are called only when needed (they cost a sampling or a model pass).
 
-Further rows (e.g. augmented copies of the batch) are simply more :class:`OnPolicyRows` or
-:class:`Rows` handed to :meth:`StrategyInputs.build`.
+Three entries, one per kind of batch, so that every caller (the loop's update, REINVENT's reward, augmented
+memory, the genetic harness's off-policy replay) gets its batch from here:
+
+- :meth:`StrategyInputs.build`: a step's own batch (the rows the agent sampled, then replay rows); steps the
+  outcome tracker;
+- :meth:`StrategyInputs.rebuild`: the same step's batch for re-spelled copies of its rows (augmented memory):
+  new likelihoods, the step's scores, outcome ids, p̂ and MARA anchor, new replay rows; steps nothing;
+- :meth:`StrategyInputs.build_replayed`: rows drawn from a buffer rather than sampled (the genetic harness's
+  off-policy batches), placed where a step's rows go so that every strategy's loss applies to them; outcome ids
+  from the tracker's keys, p̂ the current step's estimate (:meth:`OutcomeTracker.step_frequencies`); steps
+  nothing.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
 
 from mara_chem.rl.outcomes import OutcomeTracker, outcome_ids
-from mara_chem.rl.strategies import LearningStrategy, StrategyBatch
+from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, StrategyOutput
 
 
 @dataclass
@@ -117,11 +126,7 @@ class StrategyInputs:
         pool = None
         if strategy.needs_anchor_pool and anchor_pool is not None:
             pool = anchor_pool()
-        sample_logp = None
-        if strategy.needs_prior_samples:
-            if prior_samples is None:
-                raise ValueError(f"strategy {strategy.name!r} needs prior samples and the caller gave no source")
-            sample_logp = prior_samples(max(1, len(on_policy)))
+        sample_logp = self._prior_sample_logp(prior_samples, len(on_policy))
         return StrategyBatch(
             agent_logp=agent_logp, prior_logp=prior_logp, scores=scores, outcome_ids=ids.to(device),
             is_replay=is_replay.to(device), prior_sample_agent_logp=sample_logp,
@@ -129,6 +134,85 @@ class StrategyInputs:
             anchor_pool_scores=None if pool is None else pool.scores.to(device),
             outcome_freq=None if p_hat is None else p_hat.to(device),
         )
+
+    def rebuild(self, step: StrategyBatch, output: StrategyOutput, agent_logp: torch.Tensor, prior_logp: torch.Tensor,
+                replay: Rows | None = None, *,
+                prior_samples: Callable[[int], torch.Tensor] | None = None) -> StrategyBatch:
+        """The batch of re-spelled copies of a step's on-policy rows, in the same order: their own log-likelihoods
+        (``agent_logp``, ``prior_logp``), the step's scores, outcome ids and p̂, the step's MARA anchor (from
+        ``output``), then ``replay`` rows (each its own outcome, p̂ = 1). The outcome tracker is not stepped."""
+        n = int(step.on_policy.sum())
+        if agent_logp.shape[0] != n or prior_logp.shape[0] != n:
+            raise ValueError(f"{agent_logp.shape[0]} re-spelled rows for a step of {n} on-policy rows")
+        device = agent_logp.device
+        ids, freq, scores = step.outcome_ids[:n], step.outcome_freq, step.scores[:n]
+        is_replay = torch.zeros(n, dtype=torch.bool, device=device)
+        freq = None if freq is None else freq[:n]
+        if replay is not None and len(replay):
+            m = len(replay)
+            agent_logp = torch.cat([agent_logp, replay.agent_logp.to(agent_logp)])
+            prior_logp = torch.cat([prior_logp, replay.prior_logp.to(prior_logp)])
+            scores = torch.cat([scores, replay.scores.to(scores)])
+            first = int(ids.max().item()) + 1 if n else 0
+            ids = torch.cat([ids, first + torch.arange(m, device=device)])
+            is_replay = torch.cat([is_replay, torch.ones(m, dtype=torch.bool, device=device)])
+            freq = None if freq is None else torch.cat([freq, torch.ones(m, device=device)])
+        sample_logp = self._prior_sample_logp(prior_samples, n)
+        return replace(step, agent_logp=agent_logp, prior_logp=prior_logp, scores=scores, outcome_ids=ids,
+                       is_replay=is_replay, outcome_freq=freq, prior_sample_agent_logp=sample_logp,
+                       mara_anchor=step_anchor(output, device))
+
+    def build_replayed(
+        self,
+        rows: OnPolicyRows,
+        *,
+        prior_samples: Callable[[int], torch.Tensor] | None = None,
+        anchor_pool: Callable[[], AnchorPool | None] | None = None,
+        memory_smiles: Callable[[], Sequence[str]] | None = None,
+    ) -> StrategyBatch:
+        """The batch of rows drawn from a buffer (``rows.canonical``: their molecules), placed as a step's rows
+        (no ``is_replay``) so that every strategy's loss, group statistics and MARA anchor apply to them. With
+        IPS, outcome ids come from the tracker's keys and p̂ is the current step's estimate (its batch and the
+        molecules :meth:`count_step_molecules` added); nothing is stepped. The callables as in :meth:`build`."""
+        device = rows.agent_logp.device
+        if self.outcomes is None:
+            ids, p_hat = outcome_ids(list(rows.canonical)), None
+        else:
+            memory: Sequence[str] = ()
+            if self.outcomes.frequency == "memory" and memory_smiles is not None:
+                memory = memory_smiles()
+            ids, p_hat = self.outcomes.step_frequencies(list(rows.canonical), memory)
+        pool = anchor_pool() if self.strategy.needs_anchor_pool and anchor_pool is not None else None
+        sample_logp = self._prior_sample_logp(prior_samples, len(rows))
+        return StrategyBatch(
+            agent_logp=rows.agent_logp, prior_logp=rows.prior_logp, scores=rows.scores, outcome_ids=ids.to(device),
+            is_replay=torch.zeros(len(rows), dtype=torch.bool, device=device), prior_sample_agent_logp=sample_logp,
+            anchor_pool_prior_logp=None if pool is None else pool.prior_logp.to(device),
+            anchor_pool_scores=None if pool is None else pool.scores.to(device),
+            outcome_freq=None if p_hat is None else p_hat.to(device),
+        )
+
+    def observe(self, canonical: Sequence[str | None],
+                memory_smiles: Callable[[], Sequence[str]] | None = None) -> None:
+        """A step's batch that no update uses (the genetic harness without an on-policy update): the outcome
+        tracker counts it all the same, so that IPS's p̂ of the step and its window are what :meth:`build`
+        would have left."""
+        if self.outcomes is not None:
+            self._outcomes(canonical, memory_smiles)
+
+    def count_step_molecules(self, canonical: Sequence[str]) -> None:
+        """Molecules the step found besides its batch (the genetic harness's offspring): IPS counts them as samples
+        of the step (its p̂ for :meth:`build_replayed`, and the window). Nothing without IPS."""
+        if self.outcomes is not None and canonical:
+            self.outcomes.add_to_step(canonical)
+
+    def _prior_sample_logp(self, source: Callable[[int], torch.Tensor] | None, n: int) -> torch.Tensor | None:
+        """The agent's log-likelihoods of max(1, n) prior samples when the strategy needs them (forward KL)."""
+        if not self.strategy.needs_prior_samples:
+            return None
+        if source is None:
+            raise ValueError(f"strategy {self.strategy.name!r} needs prior samples and the caller gave no source")
+        return source(max(1, n))
 
     def _outcomes(self, canonical: Sequence[str | None],
                   memory_smiles: Callable[[], Sequence[str]] | None) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -146,3 +230,11 @@ class StrategyInputs:
     def load_state_dict(self, state: dict[str, Any] | None) -> None:
         if self.outcomes is not None and state is not None:
             self.outcomes.load_state_dict(state)
+
+
+def step_anchor(output: StrategyOutput, device: torch.device) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """A step's MARA anchor (S_z, log π0(y_z)) as the strategy reported it; None without MARA or an anchor."""
+    if "mara_anchor_score" not in output.info:
+        return None
+    return (torch.tensor(output.info["mara_anchor_score"], device=device),
+            torch.tensor(output.info["mara_anchor_prior_logp"], device=device))

@@ -5,6 +5,8 @@ and by every metric (:func:`read_oracle_log`):
 ``call,step,stage,smiles,score,<endpoint>...,<endpoint>_raw...,reason``
 (docs/metrics.md, "The oracle log"). ``call`` is the 1-based global call
 number (contiguous across stages), ``score`` the aggregated score (empty = NaN = failed, the call is spent).
+A run with genetic exploration writes a ``source`` column after ``stage`` (``agent``: sampled by the agent;
+``genetic``: an offspring of the genetic harness); a log without it reads as all ``agent``.
 
 A batch of rows is appended with one ``write`` on an ``O_APPEND`` descriptor, so a killed process leaves
 whole rows; a torn last line (power loss, full disk) is found by :meth:`OracleLog.cut_torn_line`, which the
@@ -36,8 +38,11 @@ from mara_chem.text import format_number
 
 LOG_NAME = "oracle_log.csv"
 FIXED_COLUMNS = ("call", "step", "smiles", "score")
-META_COLUMNS = (*FIXED_COLUMNS, "stage", "reason")  # ``stage`` and ``reason`` are optional for the reader
+META_COLUMNS = (*FIXED_COLUMNS, "stage", "source", "reason")  # ``stage``, ``source``, ``reason``: optional for the reader
 LEADING_COLUMNS = ("call", "step", "stage", "smiles", "score")  # the writer's first columns, in order
+#: where a molecule of the log came from (the ``source`` column); a log without the column is all AGENT
+AGENT, GENETIC = "agent", "genetic"
+SOURCES = (AGENT, GENETIC)
 
 
 class OracleLogError(ValueError):
@@ -45,9 +50,10 @@ class OracleLogError(ValueError):
     a row no run can have written (score outside [0, 1], call number below 1); the message names file and line."""
 
 
-def log_columns(endpoints: Sequence[str]) -> list[str]:
-    """The writer's header for these endpoint names."""
-    return [*LEADING_COLUMNS, *endpoints, *(f"{e}_raw" for e in endpoints), "reason"]
+def log_columns(endpoints: Sequence[str], sources: bool = False) -> list[str]:
+    """The writer's header for these endpoint names (``sources``: with the ``source`` column after ``stage``)."""
+    leading = [*LEADING_COLUMNS[:3], "source", *LEADING_COLUMNS[3:]] if sources else list(LEADING_COLUMNS)
+    return [*leading, *endpoints, *(f"{e}_raw" for e in endpoints), "reason"]
 
 
 def format_value(value: float | None) -> str:
@@ -76,10 +82,11 @@ class TornLine:
 class OracleLog:
     """The log file of one run: append rows, read complete rows back, cut a torn last line."""
 
-    def __init__(self, path: Path, endpoints: Sequence[str]):
+    def __init__(self, path: Path, endpoints: Sequence[str], sources: bool = False):
         self.path = Path(path)
         self.endpoints = list(endpoints)
-        self.columns = log_columns(self.endpoints)
+        self.sources = sources  # the ``source`` column is written (runs with genetic exploration)
+        self.columns = log_columns(self.endpoints, sources)
 
     def header(self) -> list[str] | None:
         """The file's header (None without a file or a complete first line); read-only."""
@@ -101,7 +108,7 @@ class OracleLog:
     def _missing_endpoints(self, header: list[str]) -> list[str] | None:
         """Endpoints this run adds to a log written for the first k of them; None when the header is another's."""
         for k in range(len(self.endpoints)):
-            if header == log_columns(self.endpoints[:k]):
+            if header == log_columns(self.endpoints[:k], self.sources):
                 return self.endpoints[k:]
         return None
 
@@ -273,6 +280,13 @@ class LogTable:
             "dropped_lines": int(self.n_dropped_lines),
         }
 
+    def calls_by_source(self, budget: int | None = None) -> dict[str, int]:
+        """Rows among calls <= budget by where the molecule came from (``source``; all ``agent`` in a log
+        without the column), every source named."""
+        df = self.df if budget is None else self.df[self.df["call"] <= budget]
+        counts = df["source"].value_counts()
+        return {source: int(counts.get(source, 0)) for source in SOURCES}
+
     def molecules(self, budget: int | None = None) -> list[Molecule]:
         """Unique valid molecules at their first call within the budget (see ``unique_molecules``)."""
         df = self.df
@@ -296,6 +310,8 @@ _INTEGER = re.compile(r"-?[0-9]+")
 def _to_frame(header: list[str], records: list[list[str]], path: Path | None = None) -> tuple[pd.DataFrame, int]:
     """The complete rows (checked by :func:`_refuse_impossible`) as a frame; (frame, 0): no complete row is skipped."""
     df = pd.DataFrame(records, columns=header)
+    if "source" not in df:
+        df["source"] = AGENT
     df["call"] = df["call"].astype(int)
     for col in ("step", "stage"):
         if col in df:
@@ -316,6 +332,7 @@ def _refuse_impossible(header: list[str], records: list[list[str]], path: Path |
     value_columns = [i for i, c in enumerate(header)
                      if c == "score" or (c not in META_COLUMNS and not c.endswith("_raw"))]
     whole = [header.index(c) for c in ("call", "step", "stage") if c in header]
+    source_at = header.index("source") if "source" in header else None
     call_at = header.index("call")
     for n, record in enumerate(records):
         line = n + 2  # line 1 is the header
@@ -331,6 +348,8 @@ def _refuse_impossible(header: list[str], records: list[list[str]], path: Path |
         for i in whole[1:]:  # step and stage
             if int(record[i]) < (1 if header[i] == "stage" else 0):
                 refuse(f"{header[i]} {record[i]} is below {1 if header[i] == 'stage' else 0}")
+        if source_at is not None and record[source_at] not in SOURCES:
+            refuse(f"source {record[source_at]!r} is not one of {', '.join(SOURCES)}")
         call = int(record[call_at])
         if call < 1:
             refuse(f"call number {call} is below 1 (calls are numbered from 1)")

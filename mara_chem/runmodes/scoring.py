@@ -22,7 +22,7 @@ from mara_chem.atomic import write_text_atomic
 from mara_chem.chem.sdf import write_rows_sdf
 from mara_chem.chem.smiles import MAX_ATOMS, canonicalize, to_mol
 from mara_chem.chem.smiles_file import SmilesFileError, open_text
-from mara_chem.rl.summary import append_csv_rows
+from mara_chem.rl.summary_csv import append_csv_rows
 from mara_chem.runmodes.config import ScoringRunConfig
 from mara_chem.runmodes.errors import RunModeError
 from mara_chem.runmodes.scoring_input import output_names, read_scoring_input

@@ -9,8 +9,10 @@ from pathlib import Path
 
 def describe(cfg) -> str:  # noqa: ANN001  (RunConfig)
     n_ep = sum(len(spec.endpoint) for st in cfg.stage for e in st.scoring.component for spec in e.values())
-    return (f"{len(cfg.stage)} stage(s), {n_ep} scoring endpoint(s), strategy {cfg.learning_strategy['type']}, "
-            f"run folder {cfg.run_dir}")
+    genetic = (f", genetic exploration {cfg.genetic.generations} x {cfg.genetic.offspring} offspring a step"
+               if cfg.genetic_on else "")
+    return (f"{len(cfg.stage)} stage(s), {n_ep} scoring endpoint(s), strategy {cfg.learning_strategy['type']}"
+            f"{genetic}, run folder {cfg.run_dir}")
 
 
 def run(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001  (RunConfig, checked by the preflight)

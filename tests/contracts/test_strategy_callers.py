@@ -1,7 +1,8 @@
 """Every registered strategy (built-in or plugin) gets the same batch and gives the same loss whether mara-chem's
 loop or REINVENT's (through the adapter's reward) feeds it the same rows: one invalid row, an in-batch
 duplicate and a valid row the oracle budget left unscored included. The REINVENT side is skipped without
-REINVENT 4.8 (scripts/setup_venv.sh installs it)."""
+REINVENT 4.8 (scripts/setup_venv.sh installs it). Augmented memory is the third caller: a round on copies spelt
+as the sampled rows rebuilds the loop's batch exactly."""
 
 from __future__ import annotations
 
@@ -45,11 +46,12 @@ def _cases() -> list:
     return cases + OPTION_CASES
 
 
-def _loop(tmp_path: Path, table: dict) -> StagedLearning:
+def _loop(tmp_path: Path, table: dict, augmentation_rounds: int = 0) -> StagedLearning:
     return StagedLearning(load_run_config({
         "run_type": "staged_learning", "device": "cpu", "seed": 1,
         "parameters": {"prior_file": str(PRIOR), "agent_file": str(PRIOR),
-                       "summary_csv_prefix": str(tmp_path / "run" / "summary"), "batch_size": len(RAW)},
+                       "summary_csv_prefix": str(tmp_path / "run" / "summary"), "batch_size": len(RAW),
+                       "augmentation_rounds": augmentation_rounds},
         "learning_strategy": table,
         "stage": [{"max_steps": 1, "scoring": {"type": "geometric_mean", "component": [
             {"QED": {"endpoint": [{"name": "QED", "weight": 1}]}}]}}],
@@ -67,9 +69,9 @@ def _samples(learning: StagedLearning) -> StepSamples:
     return samples
 
 
-def _loop_update(tmp_path: Path, table: dict):
+def _loop_update(tmp_path: Path, table: dict, learning: StagedLearning | None = None):
     """The loop's own filter and update on the rows above; (batch the strategy saw, loss)."""
-    learning = _loop(tmp_path, table)
+    learning = learning or _loop(tmp_path, table)
     seen = []
     learning.strategy.register_forward_hook(lambda module, args, out: seen.append(args[0]))
     samples = _samples(learning)
@@ -116,3 +118,36 @@ def test_loop_and_reinvent_feed_a_strategy_the_same_batch(tmp_path, type_, optio
     if got.outcome_freq is not None:
         assert torch.equal(got.outcome_freq, batch.outcome_freq)
     assert float(reinvent_loss) == loop_loss
+
+
+@pytest.mark.parametrize(("type_", "options"), _cases())
+def test_augmented_memory_rebuilds_the_loops_batch(tmp_path, type_, options, monkeypatch):
+    """Augmented memory as a caller of the one builder: with the copies spelt as the sampled rows and the optimiser
+    at rate 0, its round's batch is the loop's batch field for field (its MARA anchor the step's), and its loss the
+    loop's (forward KL aside: a round draws new prior samples)."""
+    from mara_chem.rl import augmentation
+
+    table = build_example(STRATEGIES.get(type_), lambda: {**build_strategy(type=type_, **options).params.model_dump(
+        exclude_unset=True), "type": type_})
+    learning = _loop(tmp_path, table, augmentation_rounds=1)
+    for group in learning.optimizer.param_groups:
+        group["lr"] = 0.0
+    seen = []
+    learning.strategy.register_forward_hook(lambda module, args, out: seen.append((args[0], out)))
+    batch, loop_loss, samples = _loop_update(tmp_path, table, learning)
+    monkeypatch.setattr(augmentation, "respelt_rows", lambda canonical, tokens, rng, vocabulary: (tokens, list(canonical)))
+    losses = learning.augmentation(learning.update.last, None, [])
+    assert len(seen) == 2 and len(losses) == 1
+    (step_batch, step_out), (rebuilt, round_out) = seen
+    for name in ("agent_logp", "prior_logp"):
+        assert torch.allclose(getattr(rebuilt, name).detach(), getattr(step_batch, name).detach(), atol=1e-5), name
+    for name in ("scores", "is_replay", "outcome_ids"):
+        assert torch.equal(getattr(rebuilt, name), getattr(step_batch, name)), name
+    assert (rebuilt.outcome_freq is None) == (step_batch.outcome_freq is None)
+    if rebuilt.outcome_freq is not None:
+        assert torch.equal(rebuilt.outcome_freq, step_batch.outcome_freq)
+    if "mara_anchor_score" in step_out.info:
+        assert rebuilt.mara_anchor is not None
+        assert float(rebuilt.mara_anchor[1]) == pytest.approx(step_out.info["mara_anchor_prior_logp"])
+    if not learning.strategy.needs_prior_samples:
+        assert losses[0] == pytest.approx(loop_loss, rel=1e-5, abs=1e-6)

@@ -26,6 +26,12 @@ variant keeps DAP's well-defined target while no longer letting frequent molecul
 Without log Z the weighted loss is biased (the unnormalised target then fixes
 log G̃(o) − log π(o) ∝ π(o) instead of a constant), hence ``ips_dap`` defaults to ``learn_log_z = true``.
 
+Trajectory balance without the prior in the target (``prior_in_target = false``, with ``learn_log_z``): loss =
+mean_i (σ·R_i − log Z − log π_θ(y_i))², the loss Genetic GFN trains with (its β is σ here). Its unique minimiser
+under any full-support row weighting is π_θ ∝ exp(σR), log Z = log Σ exp(σR): the prior no longer shapes the
+target (it enters only through the agent's start and through a KL term added beside the loss, such as the
+genetic harness's ``kl_coefficient``).
+
 Likelihood penalty (``likelihood_penalty = c``, off by default): the regulariser of the original REINVENT code
 that PMO's REINVENT runs with c = 5,000, loss += c·mean_i(−1/log π_θ(y_i)) over every row (replay rows
 included). −1/log π grows without bound as log π → 0, so it pushes back against sequences the agent makes
@@ -50,9 +56,11 @@ from mara_chem.rl.strategies.base import (
 from mara_chem.rl.strategies.ips import ips_weights
 
 
-def dap_targets(prior_logp: torch.Tensor, rewards: torch.Tensor, sigma: float) -> torch.Tensor:
-    """target_i = log π_0(y_i) + σ·R_i (constant: no gradient)."""
-    return (prior_logp + sigma * rewards).detach()
+def dap_targets(prior_logp: torch.Tensor, rewards: torch.Tensor, sigma: float,
+                prior_in_target: bool = True) -> torch.Tensor:
+    """target_i = log π_0(y_i) + σ·R_i, or σ·R_i without the prior (constant: no gradient)."""
+    target = sigma * rewards
+    return (prior_logp + target if prior_in_target else target).detach()
 
 
 def _weighted_mean(values: torch.Tensor, weights: torch.Tensor | None) -> torch.Tensor:
@@ -68,9 +76,11 @@ def dap_loss(
     sigma: float,
     log_z: torch.Tensor | float | None = None,
     weights: torch.Tensor | None = None,
+    prior_in_target: bool = True,
 ) -> torch.Tensor:
-    """mean_i w_i·(log π_0(y_i) + σ·R_i − log Z − log π_θ(y_i))² / mean w; log Z = 0 and w = 1 by default."""
-    residual = dap_targets(prior_logp, rewards, sigma) - agent_logp
+    """mean_i w_i·(log π_0(y_i) + σ·R_i − log Z − log π_θ(y_i))² / mean w (the log π_0 term only with
+    ``prior_in_target``); log Z = 0 and w = 1 by default."""
+    residual = dap_targets(prior_logp, rewards, sigma, prior_in_target) - agent_logp
     if log_z is not None:
         residual = residual - log_z
     return _weighted_mean(residual.pow(2), weights)
@@ -87,9 +97,10 @@ def closed_form_log_z(
     rewards: torch.Tensor,
     sigma: float,
     weights: torch.Tensor | None = None,
+    prior_in_target: bool = True,
 ) -> torch.Tensor:
     """argmin over log Z of :func:`dap_loss`: the weighted mean residual, detached."""
-    residual = dap_targets(prior_logp, rewards, sigma) - agent_logp.detach()
+    residual = dap_targets(prior_logp, rewards, sigma, prior_in_target) - agent_logp.detach()
     return _weighted_mean(residual, weights).detach()
 
 
@@ -103,12 +114,18 @@ class DAPParams(MaraOptions, IpsOptions, StrategyParams):
     log_z_lr: float | None = Field(None, gt=0.0)
     log_z_init: float | None = None
     likelihood_penalty: float = Field(0.0, ge=0.0)
+    prior_in_target: bool = True
 
     @model_validator(mode="after")
     def _check_log_z(self) -> DAPParams:
         given = [k for k in ("log_z_estimate", "log_z_lr", "log_z_init") if k in self.model_fields_set]
         if not self.learn_log_z and given:
             raise ValueError(f"{', '.join(given)} given but learn_log_z = false")
+        if not self.prior_in_target and not self.learn_log_z:
+            raise ValueError("prior_in_target = false is trajectory balance: it needs learn_log_z = true")
+        if not self.prior_in_target and self.mara:
+            raise ValueError("prior_in_target = false cannot be combined with MARA (its anchor is defined through "
+                             "the prior in the target)")
         return self
 
 
@@ -148,7 +165,8 @@ class DAP(LearningStrategy):
         the closed-form estimate on its first use unless ``log_z_init`` was given)."""
         if not self.params.learn_log_z:
             return None
-        estimate = closed_form_log_z(batch.agent_logp, batch.prior_logp, rewards, self.params.sigma, weights)
+        estimate = closed_form_log_z(batch.agent_logp, batch.prior_logp, rewards, self.params.sigma, weights,
+                                     self.params.prior_in_target)
         if self.log_z is None:
             return estimate
         if not bool(self.log_z_initialised):
@@ -164,12 +182,13 @@ class DAP(LearningStrategy):
                                   batch.outcome_freq).to(rewards)
             info["ips_distinct_fraction"] = float(weights[batch.on_policy].sum() / max(int(batch.on_policy.sum()), 1))
         log_z = self._log_z(batch, rewards, weights)
-        loss = dap_loss(batch.agent_logp, batch.prior_logp, rewards, self.params.sigma, log_z, weights)
+        loss = dap_loss(batch.agent_logp, batch.prior_logp, rewards, self.params.sigma, log_z, weights,
+                        self.params.prior_in_target)
         if self.params.likelihood_penalty:
             penalty = likelihood_penalty(batch.agent_logp, self.params.likelihood_penalty)
             info["likelihood_penalty"] = float(penalty.detach())
             loss = loss + penalty
-        targets = dap_targets(batch.prior_logp, rewards, self.params.sigma)
+        targets = dap_targets(batch.prior_logp, rewards, self.params.sigma, self.params.prior_in_target)
         if log_z is not None:
             info["log_z"] = float(log_z.detach())
         info["mean_target"] = float(targets.mean())

@@ -1,16 +1,13 @@
-"""What a step reports: REINVENT-style summary CSV rows (every sampled SMILES), the step's record, the
-progress line and the running hit count."""
+"""The summary CSV of a stage (``<summary_csv_prefix>_<N>.csv``): one row per sampled SMILES, as REINVENT 4.8
+writes it, and the CSV appender the scoring run mode shares."""
 
 from __future__ import annotations
 
 import csv
 import math
 import os
-from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from mara_chem.chem.smiles import SmilesState
 
@@ -121,90 +118,3 @@ def append_csv_rows(path: Path, columns: list[str], rows: list[dict[str, object]
             writer.writeheader()
         writer.writerows(rows)
         handle.flush()
-
-
-@dataclass
-class StepRecord:
-    """One step's figures: the progress line, TensorBoard and the checkpoint's history."""
-
-    stage: int
-    step: int
-    calls_used: int
-    budget: int | None
-    valid_fraction: float
-    duplicate_fraction: float
-    mean_score: float
-    best_score: float
-    hits: int
-    hit_scaffolds: int
-    loss: float
-    seconds: float
-    non_oracle_seconds: float
-
-
-#: the StepRecord fields written to TensorBoard each step
-TENSORBOARD_SCALARS = ("calls_used", "valid_fraction", "duplicate_fraction", "mean_score", "best_score", "hits",
-                       "hit_scaffolds", "loss", "seconds")
-
-
-class TensorBoardScalars:
-    """Each step's figures as TensorBoard scalars under ``tb_logdir`` (nothing without one; the writer, and so
-    tensorboard, only on the first step)."""
-
-    def __init__(self, logdir: str | None) -> None:
-        self.logdir = logdir
-        self._writer: Any = None
-
-    def add(self, record: StepRecord) -> None:
-        if not self.logdir:
-            return
-        if self._writer is None:
-            from torch.utils.tensorboard import SummaryWriter
-
-            self._writer = SummaryWriter(self.logdir)
-        values = asdict(record)
-        for key in TENSORBOARD_SCALARS:
-            self._writer.add_scalar(key, values[key], record.step)
-
-    def close(self) -> None:
-        if self._writer is not None:
-            self._writer.close()
-
-
-def mean_scored(samples: StepSamples) -> float:
-    """Mean total score over a step's scored valid rows (failed scores count as 0, unscored rows are left out)."""
-    mask = np.array([c is not None and c in samples.scored for c in samples.canonical])
-    return float(np.nan_to_num(samples.totals[mask], nan=0.0).mean()) if mask.any() else 0.0
-
-
-def progress_line(r: StepRecord, hit_threshold: float) -> str:
-    budget = f"/{r.budget}" if r.budget else ""
-    return (f"stage {r.stage} step {r.step:4d} | oracle {r.calls_used}{budget} | valid {r.valid_fraction:4.0%} "
-            f"dup {r.duplicate_fraction:4.0%} | mean {r.mean_score:.3f} best {r.best_score:.3f} | "
-            f"hits>={hit_threshold:g} {r.hits} ({r.hit_scaffolds} scaffolds) | {r.seconds:.2f} s")
-
-
-@dataclass
-class HitTracker:
-    """Running hits (unique molecules with score >= threshold) and their scaffolds, for the progress line."""
-
-    threshold: float
-    hits: set[str] = field(default_factory=set)
-    scaffolds: set[str] = field(default_factory=set)
-    best: float = 0.0
-
-    def update(self, smiles: str, score: float, scaffold: str | None) -> None:
-        if math.isfinite(score):
-            self.best = max(self.best, score)
-            if score >= self.threshold and smiles not in self.hits:
-                self.hits.add(smiles)
-                self.scaffolds.add(scaffold or "")
-
-    def state_dict(self) -> dict[str, Any]:
-        """Plain data for the checkpoint."""
-        return {"threshold": self.threshold, "hits": sorted(self.hits), "scaffolds": sorted(self.scaffolds),
-                "best": self.best}
-
-    @classmethod
-    def from_state_dict(cls, state: dict[str, Any]) -> HitTracker:
-        return cls(state["threshold"], set(state["hits"]), set(state["scaffolds"]), state["best"])

@@ -31,7 +31,7 @@ def test_an_existing_path_wins_over_a_bundled_name(tmp_path, monkeypatch):
 
 def test_unknown_names_list_what_is_bundled(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(PriorFileError, match=r"bundled priors: \['moses-gru-2x256.prior', 'zinc-gru-2x256.prior'\]"):
+    with pytest.raises(PriorFileError, match=r"bundled priors: \['moses-gru-2x256.prior', 'zinc-gru-2x256-e11.prior', 'zinc-gru-2x256.prior'\]"):
         read_metadata("no-such-prior")
     with pytest.raises(ValueError, match=r"bundled scoring files: \['similar_to_references.toml'\]"):
         load_scoring_file("no_such_file.toml")

@@ -67,7 +67,8 @@ def test_pmo_table(run_script, tmp_path: Path) -> None:
 
 
 def test_hypergrid(run_script, tmp_path: Path) -> None:
-    run_script("hypergrid.py", "--seeds", "0", "--steps", "3", "--side", "4", "--ndim", "2", "--out", str(tmp_path))
+    run_script("hypergrid.py", "--seeds", "0", "--steps", "3", "--grids", "2x4", "--methods", "grpo", "ips_grpo",
+               "--out", str(tmp_path))
     result = json.loads((tmp_path / "hypergrid.json").read_text())
     assert {r["method"] for r in result["runs"]} == {"grpo", "ips_grpo"}
     assert all(r["l1_sum"] >= 0 for r in result["runs"])
@@ -226,3 +227,9 @@ def test_no_script_puts_a_folder_on_sys_path() -> None:
 
     offenders = [p for p in BENCHMARKS.rglob("*.py") if "sys.path.insert" in p.read_text() and p.name != Path(__file__).name]
     assert not offenders, offenders
+
+
+@pytest.mark.slow  # three short runs, about a minute on a loaded 2-core machine
+def test_genetic_cost(run_script) -> None:
+    out = run_script("genetic_cost.py", "--budget", "80").stdout.splitlines()
+    assert len(out) == 3 and all("80 calls" in line and "s CPU per 1,000 calls" in line for line in out)

@@ -74,7 +74,11 @@ def preflight(config: dict) -> None:
     try:
         validated = MaraRLConfig(**extract_sections(config))
     except ValidationError as exc:
-        lines = [f"[{'.'.join(str(p) for p in err['loc'])}] {err['msg']}" for err in exc.errors()]
+        lines = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"])
+            message = err["msg"].removeprefix("Value error, ")
+            lines.append(f"[{where}] {message}" if where else message)
         raise RunFileError("; ".join(lines)) from None
     for number, stage in enumerate(validated.stage, start=1):
         if not stage.chkpt_file:  # optional in REINVENT's model, yet its stage hand-over crashes without it

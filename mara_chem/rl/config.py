@@ -189,6 +189,20 @@ class RunConfig(Section):
                              "(published settings use 1e-4 to 1e-3; above 1 the agent is destroyed in a step)")
         return checked
 
+    @model_validator(mode="after")
+    def _memory_options_need_a_memory(self) -> RunConfig:
+        """Options that read the replay memory would change nothing without one (docs/reinvent.md)."""
+        if self.inception is None or not self.inception.memory_size:
+            from mara_chem.rl.strategies import build_strategy
+            from mara_chem.rl.strategy_inputs import memory_options
+
+            needs = memory_options(build_strategy(self.learning_strategy))
+            if needs:
+                raise ValueError(f"[learning_strategy] {' and '.join(needs)} read(s) the replay memory, and this "
+                                 "run file has none ([inception] with memory_size > 0): it would change nothing; "
+                                 "add an [inception] section or remove the option")
+        return self
+
     @property
     def run_dir(self) -> Path:
         return Path(self.parameters.summary_csv_prefix).parent

@@ -165,6 +165,15 @@ CASES = [
     ("parameters smiles_file", _parameter('smiles_file = "x.smi"'), "smiles_file"),
     ("inception smiles_file", _append('[inception]\nsmiles_file = "seeds.smi"\n'), "not supported by mara-chem"),
     ("REINVENT responder section", _append('[responder]\nendpoint = "http://x"\n'), "[responder]"),
+    ("IPS memory frequency without inception", _with('type = "dap"', 'type = "ips_dap"\nfrequency = "memory"'),
+     'frequency = "memory" read(s) the replay memory'),
+    ("MARA memory anchor without inception",
+     _with('type = "dap"', 'type = "mara"\ntau = 0.6\nanchor_pool = "batch+memory"'),
+     'anchor_pool = "batch+memory" read(s) the replay memory'),
+    ("IPS memory frequency with an empty memory",
+     _both(_with('type = "dap"', 'type = "ips_dap"\nfrequency = "memory"'), _append("[inception]\nmemory_size = 0\n")),
+     "memory_size > 0"),
+    ("likelihood_penalty 1e308", _with("rate = 1e-4", "rate = 1e-4\nlikelihood_penalty = 1e308"), "likelihood_penalty"),
 ]
 
 

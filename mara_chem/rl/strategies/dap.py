@@ -102,7 +102,8 @@ class DAPParams(MaraOptions, IpsOptions, StrategyParams):
     log_z_estimate: Literal["parameter", "batch"] = "parameter"
     log_z_lr: float | None = Field(None, gt=0.0)
     log_z_init: float | None = None
-    likelihood_penalty: float = Field(0.0, ge=0.0)
+    #: bounded as every numeric key: PMO's REINVENT runs 5,000; far above, the penalty overflows the loss
+    likelihood_penalty: float = Field(0.0, ge=0.0, le=1e6)
 
     @model_validator(mode="after")
     def _check_log_z(self) -> DAPParams:

@@ -45,7 +45,7 @@ from typing import Any, ClassVar, Optional
 
 import numpy as np
 import torch
-from pydantic import PrivateAttr, model_serializer, model_validator
+from pydantic import ConfigDict, PrivateAttr, model_serializer, model_validator
 from reinvent.runmodes import RL
 from reinvent.runmodes.RL.reward import RLReward
 from reinvent.runmodes.RL.validation import RLConfig, SectionLearningStrategy
@@ -231,6 +231,8 @@ def _inception_pool(inception, like: torch.Tensor) -> AnchorPool | None:
 class MaraSectionLearningStrategy(SectionLearningStrategy):
     """REINVENT's ``[learning_strategy]``; a mara-chem table is validated by its type's option model."""
 
+    model_config = ConfigDict(**{**SectionLearningStrategy.model_config, "title": "SectionLearningStrategy"})
+
     _mara: Optional[StrategyParams] = PrivateAttr(None)
     _resume: bool = PrivateAttr(False)
 
@@ -288,7 +290,29 @@ def saved_strategy_state(agent_file: str) -> dict[str, Any] | None:
 class MaraRLConfig(RLConfig):
     """REINVENT's staged-learning model with the extended ``[learning_strategy]``."""
 
+    #: REINVENT's own name in its validation errors (with the hook on, a REINVENT user meets this model)
+    model_config = ConfigDict(**{**RLConfig.model_config, "title": "RLConfig"})
+
     learning_strategy: Optional[MaraSectionLearningStrategy] = None
+
+    @model_validator(mode="after")
+    def _check_files(self) -> MaraRLConfig:
+        """What REINVENT would fail on only after loading its models, or with a traceback that names no file:
+        a mara-chem prior as prior_file/agent_file (how to convert it), a mara-chem plugin component that
+        cannot be built (a package missing: MaraGuacamol without guacamol)."""
+        from reinvent.utils import prior_registry
+
+        from mara_chem.reinvent.components import check_plugin_components
+        from mara_chem.reinvent.model_files import check_model_file
+
+        for key in ("prior_file", "agent_file"):
+            name = getattr(self.parameters, key)
+            check_model_file(Path(prior_registry.get(name) or name), key)
+        problems = [f"[[stage]] {number} scoring: {problem}" for number, stage in enumerate(self.stage, start=1)
+                    for problem in check_plugin_components(stage.scoring)]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
 
     @model_validator(mode="after")
     def _check_mara_strategy(self) -> MaraRLConfig:

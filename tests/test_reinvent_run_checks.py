@@ -88,3 +88,51 @@ def test_a_misspelt_plugin_parameter_is_named_before_any_model_loads(reinvent_en
     stage = GUACAMOL_STAGE.replace("params.objective", "params.objectiv")
     with pytest.raises(ValidationError, match=r"MaraGuacamol endpoint 1: .*objectiv"):
         reinvent_entry(config(prior, tmp_path, stage=stage))
+
+
+MARA_COMPONENTS_STAGE = """
+[[stage]]
+max_steps = 2
+chkpt_file = "{out}/stage1.chkpt"
+[stage.scoring]
+type = "geometric_mean"
+[[stage.scoring.component]]
+[stage.scoring.component.MaraTanimotoSimilarity]
+[[stage.scoring.component.MaraTanimotoSimilarity.endpoint]]
+name = "similar to aspirin"
+params.smiles = ["CC(=O)Oc1ccccc1C(=O)O"]
+[[stage.scoring.component]]
+[stage.scoring.component.MaraQsar]
+[[stage.scoring.component.MaraQsar.endpoint]]
+name = "no Brenk alert"
+params.model_file = "brenk_alert_logreg"
+transform = {{ type = "reverse_sigmoid", low = 0.2, high = 0.8, k = 0.5 }}
+"""
+
+
+def test_mara_component_names_of_a_reinvent_file_are_mara_chems_components_in_mara_chem(tmp_path, capsys):
+    """The same file runs in both: `mara-chem validate` takes REINVENT's plugin names (MaraQsar, ...) as the
+    mara-chem components they adapt."""
+    from mara_chem.cli import main
+    from mara_chem.rl.config import load_run_config
+    from mara_chem.scoring.scorer import Scorer
+
+    text = (f'run_type = "staged_learning"\n[parameters]\nprior_file = "{BUNDLED}"\nagent_file = "{BUNDLED}"\n'
+            f'summary_csv_prefix = "{tmp_path}/summary"\nbatch_size = 8\n' + MARA_COMPONENTS_STAGE.format(out=tmp_path))
+    run_file = tmp_path / "run.toml"
+    run_file.write_text(text)
+    assert main(["validate", str(run_file)]) == 0, capsys.readouterr().err
+    names = [e.component.name for e in Scorer(load_run_config(run_file).stage[0].scoring).endpoints]
+    assert names == ["TanimotoSimilarity", "qsar"]
+
+
+def test_the_same_mara_components_build_in_reinvent(reinvent_entry, tmp_path, monkeypatch):
+    """REINVENT's side of the same stage: its validation builds both plugins (and then, with no model to
+    load here, stops at the first model file)."""
+    from mara_chem.reinvent.components import check_plugin_components
+
+    prior = save_reinvent_prior(load_prior(BUNDLED), tmp_path / "bundled.prior")
+    stage = config(prior, tmp_path, stage=MARA_COMPONENTS_STAGE)["stage"][0]
+    assert check_plugin_components(stage["scoring"]) == []
+    with pytest.raises(AssertionError, match="loaded a model"):  # validation passed: REINVENT went on to load
+        reinvent_entry(config(prior, tmp_path, stage=MARA_COMPONENTS_STAGE))

@@ -123,7 +123,7 @@ class Guacamol(ScoringComponent):
     """One PMO/GuacaMol objective (``params.objective``), scored by guacamol; raw value in [0, 1]."""
 
     name = "Guacamol"
-    aliases = ("PMO",)
+    aliases = ("PMO", "MaraGuacamol")  # MaraGuacamol: its REINVENT plugin name (reinvent_plugins/)
     Params = GuacamolParams
     example_params = {"objective": "celecoxib_rediscovery"}
 

@@ -101,7 +101,7 @@ def fingerprint_matrix(smiles: list[str], radius: int = 2, n_bits: int = 2048) -
 
 class QsarModel(ScoringComponent):
     name = "qsar"
-    aliases = ("QSAR", "SklearnModel")
+    aliases = ("QSAR", "SklearnModel", "MaraQsar")  # MaraQsar: its REINVENT plugin name (reinvent_plugins/)
     Params = QsarParams
     example_params = {"model_file": "brenk_alert_logreg"}  # the bundled example model
 

@@ -136,3 +136,20 @@ def test_the_same_mara_components_build_in_reinvent(reinvent_entry, tmp_path, mo
     assert check_plugin_components(stage["scoring"]) == []
     with pytest.raises(AssertionError, match="loaded a model"):  # validation passed: REINVENT went on to load
         reinvent_entry(config(prior, tmp_path, stage=MARA_COMPONENTS_STAGE))
+
+
+def test_the_hook_is_silent_where_mara_chem_is_gone(tmp_path):
+    """Uninstalling mara-chem with the hook still on: Python starts without a word (the .pth line looks the
+    package up first). The child runs isolated (-I -S), so no site-packages and no checkout provide mara_chem."""
+    import subprocess
+    import sys
+
+    from mara_chem.reinvent import hook
+
+    hook.enable(tmp_path)
+    child = [sys.executable, "-I", "-S", "-c",
+             f"import site; site.addsitedir({str(tmp_path)!r}); import importlib.util as u; "
+             "print(u.find_spec('mara_chem') is None)"]
+    done = subprocess.run(child, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 0 and done.stdout.strip() == "True"
+    assert done.stderr == ""

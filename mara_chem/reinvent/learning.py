@@ -65,7 +65,7 @@ CHECKPOINT_KEY = "mara_chem"
 
 #: the strategy's per-step diagnostics REINVENT's log and TensorBoard receive (``StrategyOutput.info`` keys)
 DIAGNOSTICS = ("loss", "mara_tau", "mara_high_fraction", "mara_anchor_score", "ips_outcomes", "ips_mean_factor",
-               "ips_distinct_fraction", "log_z", "kl_estimate", "n_replay")
+               "ips_distinct_fraction", "ips_mean_weight", "log_z", "kl_estimate", "n_replay")
 
 #: keys REINVENT's own ``[learning_strategy]`` accepts; a ``dap`` table with any other key is mara-chem's DAP
 REINVENT_STRATEGY_KEYS = frozenset({"type", "sigma", "rate"})

@@ -298,13 +298,16 @@ class MaraRLConfig(RLConfig):
     @model_validator(mode="after")
     def _check_files(self) -> MaraRLConfig:
         """What REINVENT would fail on only after loading its models, or with a traceback that names no file:
-        a mara-chem prior as prior_file/agent_file (how to convert it), a mara-chem plugin component that
+        a stage without chkpt_file, a mara-chem prior as prior_file/agent_file (how to convert it), a mara-chem plugin component that
         cannot be built (a package missing: MaraGuacamol without guacamol)."""
         from reinvent.utils import prior_registry
 
         from mara_chem.reinvent.components import check_plugin_components
         from mara_chem.reinvent.model_files import check_model_file
 
+        for number, stage in enumerate(self.stage, start=1):
+            if not stage.chkpt_file:  # optional in REINVENT's model, yet its stage hand-over crashes without it
+                raise ValueError(f"[[stage]] {number}: chkpt_file is required (REINVENT writes the stage's agent there)")
         for key in ("prior_file", "agent_file"):
             name = getattr(self.parameters, key)
             check_model_file(Path(prior_registry.get(name) or name), key)

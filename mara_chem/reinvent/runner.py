@@ -50,7 +50,7 @@ def preflight(config: dict) -> None:
     from mara_chem.reinvent.learning import MaraRLConfig
 
     try:
-        validated = MaraRLConfig(**extract_sections(config))
+        MaraRLConfig(**extract_sections(config))
     except ValidationError as exc:
         lines = []
         for err in exc.errors():
@@ -58,9 +58,6 @@ def preflight(config: dict) -> None:
             message = err["msg"].removeprefix("Value error, ")
             lines.append(f"[{where}] {message}" if where else message)
         raise RunFileError("; ".join(lines)) from None
-    for number, stage in enumerate(validated.stage, start=1):
-        if not stage.chkpt_file:  # optional in REINVENT's model, yet its stage hand-over crashes without it
-            raise RunFileError(f"[[stage]] {number}: chkpt_file is required (REINVENT writes the stage's agent there)")
 
 
 def main(argv: list[str] | None = None) -> int:

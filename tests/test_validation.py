@@ -173,6 +173,8 @@ CASES = [
     ("IPS memory frequency with an empty memory",
      _both(_with('type = "dap"', 'type = "ips_dap"\nfrequency = "memory"'), _append("[inception]\nmemory_size = 0\n")),
      "memory_size > 0"),
+    ("300-character run folder", _with('summary_csv_prefix = "{run}/summary"', 'summary_csv_prefix = "{tmp}/' + "d" * 300 + '/summary"'),
+     "at most 255"),
     ("likelihood_penalty 1e308", _with("rate = 1e-4", "rate = 1e-4\nlikelihood_penalty = 1e308"), "likelihood_penalty"),
 ]
 
@@ -236,3 +238,11 @@ def test_unexpected_error_is_one_line_unless_verbose(tmp_path: Path, capsys: pyt
     err = capsys.readouterr().err
     assert "no_run_here" in err and "Traceback" not in err
 
+
+
+def test_a_tilde_in_summary_csv_prefix_is_the_home_folder(tmp_path: Path, monkeypatch) -> None:
+    from mara_chem.rl.config import load_run_config
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    text = _write(tmp_path, _with('summary_csv_prefix = "{run}/summary"', 'summary_csv_prefix = "~/runs/summary"'))
+    assert load_run_config(text).run_dir == tmp_path / "runs"

@@ -80,6 +80,18 @@ class Parameters(Section):
     selective_memory_purge: bool = Field(True, description="augmented memory: drop the memory's molecules whose "
                                          "scaffold the diversity filter penalised in the step")
 
+    @field_validator("summary_csv_prefix")
+    @classmethod
+    def _output_prefix(cls, value: str) -> str:
+        """``~`` is the user's home (not a folder named ``~``); a path part longer than a file name may be
+        (255 bytes) is refused here, not after the run has started."""
+        value = str(Path(value).expanduser())
+        too_long = [part for part in Path(value).parts if len(part.encode()) > 255 - len("_99.csv")]
+        if too_long:
+            raise ValueError(f"the path part {too_long[0][:40]}... is {len(too_long[0].encode())} bytes long; a file "
+                             "or folder name may have at most 255 (with the summary's _N.csv suffix)")
+        return value
+
     @model_validator(mode="after")
     def _augmentation(self) -> "Parameters":
         # its default is accepted (a recorded run.json holds every key), another value would be ignored: refused

@@ -8,6 +8,7 @@ section and name.
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -85,7 +86,7 @@ class Parameters(Section):
     def _output_prefix(cls, value: str) -> str:
         """``~`` is the user's home (not a folder named ``~``); a path part longer than a file name may be
         (255 bytes) is refused here, not after the run has started."""
-        value = str(Path(value).expanduser())
+        value = os.path.expanduser(value)  # as written otherwise (a trailing / is the preflight's to refuse)
         too_long = [part for part in Path(value).parts if len(part.encode()) > 255 - len("_99.csv")]
         if too_long:
             raise ValueError(f"the path part {too_long[0][:40]}... is {len(too_long[0].encode())} bytes long; a file "

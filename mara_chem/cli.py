@@ -117,20 +117,25 @@ def cmd_prior_info(args: argparse.Namespace) -> int:
 
 def cmd_prior_convert(args: argparse.Namespace) -> int:
     """REINVENT 4 ``Reinvent`` model file <-> mara-chem prior file (direction from the input unless --to)."""
-    from mara_chem.models.prior_file import PriorFileError, load_prior, save_prior
+    from mara_chem.models.prior_file import PriorFileError, load_prior, resolve_prior_path, save_prior
+    from mara_chem.models.prior_file import unreadable_model_file
     from mara_chem.models.reinvent_prior import (ReinventPriorError, is_reinvent_payload, load_model_file,
                                                  save_reinvent_prior)
 
+    source = resolve_prior_path(args.prior)  # a bundled prior by name, as run files accept it
     try:
-        source_is_reinvent = is_reinvent_payload(load_model_file(args.prior))
+        source_is_reinvent = is_reinvent_payload(load_model_file(source))
+    except FileNotFoundError:
+        print(f"error: {args.prior} does not exist (nor is it a bundled prior's name)", file=sys.stderr)
+        return 2
     except Exception as exc:  # torch raises many types for unreadable files
-        print(f"error: {args.prior} is not a readable model file: {exc}", file=sys.stderr)
+        print(f"error: {unreadable_model_file(source, exc)}", file=sys.stderr)
         return 2
     target = args.to or ("mara-chem" if source_is_reinvent else "reinvent")
     try:
-        model = load_prior(args.prior)
+        model = load_prior(source)
         if target == "reinvent":
-            save_reinvent_prior(model, args.out, data_source=f"mara-chem prior {args.prior.name}")
+            save_reinvent_prior(model, args.out, data_source=f"mara-chem prior {source.name}")
         else:
             save_prior(model, args.out)
     except (PriorFileError, ReinventPriorError) as exc:

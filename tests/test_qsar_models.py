@@ -91,3 +91,37 @@ def test_json_model_checks_fingerprint_settings_and_shape(tmp_path):
 def test_bundled_model_by_name_needs_no_trust():
     comp = _qsar({"model_file": "brenk_alert_logreg"})
     assert comp.params.trusted is False and comp.params.linear_model().metadata["test_roc_auc"] > 0.9
+
+
+@pytest.mark.parametrize("positive_class", [None, 1])
+def test_validate_never_unpickles_a_trusted_model(tmp_path, capsys, positive_class):
+    """`mara-chem validate` checks a trusted pickle's file and never loads it (the run does, when it starts)."""
+    from pathlib import Path
+
+    from mara_chem.cli import main
+
+    marker = tmp_path / "ran"
+    model = tmp_path / "model.pkl"
+    model.write_bytes(pickle.dumps(WritesMarker(str(marker))))
+    prior = Path(__file__).resolve().parents[1] / "priors" / "moses-gru-2x256.prior"
+    extra = "" if positive_class is None else f"\nparams.positive_class = {positive_class}"
+    run_file = tmp_path / "run.toml"
+    run_file.write_text(f"""
+run_type = "staged_learning"
+[parameters]
+prior_file = "{prior}"
+agent_file = "{prior}"
+summary_csv_prefix = "{tmp_path}/run/summary"
+[[stage]]
+max_steps = 1
+[stage.scoring]
+type = "geometric_mean"
+[[stage.scoring.component]]
+[stage.scoring.component.qsar]
+[[stage.scoring.component.qsar.endpoint]]
+name = "model"
+params.model_file = "{model}"
+params.trusted = true{extra}
+""")
+    assert main(["validate", str(run_file)]) == 0, capsys.readouterr().err
+    assert not marker.exists()

@@ -344,7 +344,9 @@ def test_reinvents_own_command_runs_mara_with_the_hook_on(reinvent_prior, tmp_pa
     site_dir = tmp_path / "site"
     site_dir.mkdir()
     assert main(["reinvent-hook", "on", "--site-dir", str(site_dir)]) == 0
-    assert (site_dir / "mara_chem_reinvent.pth").read_text() == "import mara_chem.reinvent.hook\n"
+    from mara_chem.reinvent.hook import PTH_LINE
+
+    assert (site_dir / "mara_chem_reinvent.pth").read_text() == PTH_LINE
     run_file = tmp_path / "run.toml"
     run_file.write_text(RUN_FILE.format(prior=reinvent_prior, out=tmp_path, seed=1,
                                         strategy='type = "mara"\nsigma = 128\ntau = 0.6'))

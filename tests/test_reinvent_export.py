@@ -3,6 +3,7 @@
 import tomllib
 from pathlib import Path
 
+import pytest
 import torch
 
 from mara_chem.cli import main as cli_main
@@ -36,15 +37,20 @@ def test_exported_demo_is_valid_for_reinvent_and_lists_what_was_dropped(reinvent
 def test_keep_strategy_exports_a_file_for_mara_chem_reinvent(reinvent_rl, tmp_path, monkeypatch):
     from reinvent.utils import extract_sections
 
+    from pydantic import ValidationError
+
     from mara_chem.reinvent import install
-    from mara_chem.reinvent.learning import MaraRLConfig
+    from mara_chem.reinvent.learning import MaraRLConfig, MaraSectionLearningStrategy
 
     install()
     monkeypatch.chdir(REPO)
     out = tmp_path / "demo.toml"
     export_run_file("configs/demo.toml", out, keep_strategy=True)
-    config = MaraRLConfig(**extract_sections(tomllib.loads(out.read_text())))
-    assert config.learning_strategy.mara_params.tau == 0.7
+    data = tomllib.loads(out.read_text())
+    assert MaraSectionLearningStrategy(**data["learning_strategy"]).mara_params.tau == 0.7
+    # the demo's prior stays mara-chem's (the export lists it): REINVENT's validation names it and the conversion
+    with pytest.raises(ValidationError, match=r"is a mara-chem prior.*mara-chem prior convert"):
+        MaraRLConfig(**extract_sections(data))
 
 
 def test_prior_convert_both_ways_keeps_log_likelihoods(tmp_path, moses_sample, capsys):

@@ -385,3 +385,19 @@ def test_every_strategy_runs_on_cuda(type_: str):
 ])
 def test_ips_strategies_ask_the_loop_not_to_zero_duplicates(options: dict, zero: bool):
     assert build_strategy(**options).zero_batch_duplicates is zero
+
+
+def test_ips_distinct_fraction_is_reported_only_where_it_is_one() -> None:
+    """With batch frequencies DAP-IPS's mean weight is the share of distinct outcomes (2 of 4 here); with a
+    window's p̂ it is no fraction (above 1 here) and is logged as ``ips_mean_weight``."""
+    from mara_chem.rl.strategies import StrategyBatch, build_strategy
+
+    ids = torch.tensor([0, 0, 1, 1])
+    rows = dict(agent_logp=torch.full((4,), -20.0), prior_logp=torch.full((4,), -20.0),
+                scores=torch.tensor([0.2, 0.2, 0.6, 0.6]), outcome_ids=ids, is_replay=torch.zeros(4, dtype=torch.bool))
+    strategy = build_strategy(type="ips_dap", sigma=64)
+    batch_info = strategy(StrategyBatch(**rows)).info
+    assert batch_info["ips_distinct_fraction"] == pytest.approx(0.5)
+    window = strategy(StrategyBatch(**rows, outcome_freq=torch.full((4,), 0.1))).info
+    assert "ips_distinct_fraction" not in window
+    assert window["ips_mean_weight"] == pytest.approx(0.25 / 0.1)  # max(1/G, ε) / p̂ with G = 4

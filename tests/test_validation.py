@@ -165,6 +165,17 @@ CASES = [
     ("parameters smiles_file", _parameter('smiles_file = "x.smi"'), "smiles_file"),
     ("inception smiles_file", _append('[inception]\nsmiles_file = "seeds.smi"\n'), "not supported by mara-chem"),
     ("REINVENT responder section", _append('[responder]\nendpoint = "http://x"\n'), "[responder]"),
+    ("IPS memory frequency without inception", _with('type = "dap"', 'type = "ips_dap"\nfrequency = "memory"'),
+     'frequency = "memory" read(s) the replay memory'),
+    ("MARA memory anchor without inception",
+     _with('type = "dap"', 'type = "mara"\ntau = 0.6\nanchor_pool = "batch+memory"'),
+     'anchor_pool = "batch+memory" read(s) the replay memory'),
+    ("IPS memory frequency with an empty memory",
+     _both(_with('type = "dap"', 'type = "ips_dap"\nfrequency = "memory"'), _append("[inception]\nmemory_size = 0\n")),
+     "memory_size > 0"),
+    ("300-character run folder", _with('summary_csv_prefix = "{run}/summary"', 'summary_csv_prefix = "{tmp}/' + "d" * 300 + '/summary"'),
+     "at most 255"),
+    ("likelihood_penalty 1e308", _with("rate = 1e-4", "rate = 1e-4\nlikelihood_penalty = 1e308"), "likelihood_penalty"),
 ]
 
 
@@ -227,3 +238,11 @@ def test_unexpected_error_is_one_line_unless_verbose(tmp_path: Path, capsys: pyt
     err = capsys.readouterr().err
     assert "no_run_here" in err and "Traceback" not in err
 
+
+
+def test_a_tilde_in_summary_csv_prefix_is_the_home_folder(tmp_path: Path, monkeypatch) -> None:
+    from mara_chem.rl.config import load_run_config
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    text = _write(tmp_path, _with('summary_csv_prefix = "{run}/summary"', 'summary_csv_prefix = "~/runs/summary"'))
+    assert load_run_config(text).run_dir == tmp_path / "runs"

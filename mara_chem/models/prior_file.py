@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,8 +20,10 @@ import mara_chem
 from mara_chem import resources
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import build_network
-from mara_chem.models.reinvent_prior import ReinventPriorError, is_reinvent_payload, load_model_file, model_from_reinvent
+from mara_chem.models.reinvent_prior import (ReinventPriorError, is_reinvent_payload, load_model_file, model_from_reinvent,
+                                             unsupported_global)
 from mara_chem.models.tokenizer import Vocabulary
+from mara_chem.text import first_line
 
 FORMAT = "mara-chem-prior"
 FORMAT_VERSION = 1
@@ -80,13 +83,25 @@ def resolve_prior_path(path: str | Path) -> Path:
     return resources.resolve("priors", path)
 
 
-def _load_file(path: Path) -> Any:
+def _load_file(path: Path, skipped: list[str] | None = None) -> Any:
     if not path.is_file():
         raise PriorFileError(f"prior file {path} does not exist (bundled priors: {resources.bundled_names('priors')})")
     try:
-        return load_model_file(path)
+        return load_model_file(path, skipped)
     except Exception as exc:  # torch raises many types for corrupt input; all mean the same here
-        raise PriorFileError(f"{path} is not a readable prior file (corrupt, truncated or foreign): {exc}") from None
+        raise PriorFileError(unreadable_model_file(path, exc)) from None
+
+
+def unreadable_model_file(path: Path, exc: BaseException) -> str:
+    """One line for a model file torch cannot read without running code (or at all): the class it would
+    import, else torch's first line without its terminal colour codes."""
+    name = unsupported_global(exc)
+    if name:
+        reason = f"it would import {name}, which neither a mara-chem prior nor a REINVENT model file does"
+    else:
+        reason = first_line(re.sub(r"\x1b\[[0-9;]*m", "", str(exc)))[:200]
+    return (f"{path} is not a readable prior file (corrupt, truncated or foreign): {reason}; mara-chem reads "
+            "mara-chem priors, REINVENT 4 'Reinvent' model files and REINVENT's RL checkpoints (chkpt_file)")
 
 
 def _read_payload(path: Path, payload: Any = None) -> dict:
@@ -105,10 +120,11 @@ def load_prior(path: str | Path, device: str | torch.device = "cpu") -> Language
     """A mara-chem prior file, a REINVENT 4 ``Reinvent`` model file (converted on load), or the bundled
     prior by name (see :func:`resolve_prior_path`)."""
     path = resolve_prior_path(path)
-    raw = _load_file(path)
+    skipped: list[str] = []
+    raw = _load_file(path, skipped)
     if is_reinvent_payload(raw):
         try:
-            return model_from_reinvent(raw, str(path)).to(device)
+            return model_from_reinvent(raw, str(path), skipped).to(device)
         except ReinventPriorError as exc:
             raise PriorFileError(str(exc)) from None
     payload = _read_payload(path, raw)

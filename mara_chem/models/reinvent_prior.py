@@ -5,7 +5,10 @@ A REINVENT 4 prior is a ``torch.save`` dict: ``model_type = "Reinvent"``, ``voca
 ``metadata`` (a dict, or a pickled ``ModelMetaData`` in older files), ``max_sequence_length``,
 ``network`` (``_embedding``, ``_rnn``, ``_linear`` weights) and ``network_params``. It is read with
 ``torch.load(weights_only=True)``: the two pickled REINVENT classes are replaced by inert stand-ins, so
-REINVENT need not be installed and nothing in the file can run code.
+REINVENT need not be installed and nothing in the file can run code. A REINVENT RL checkpoint (a stage's
+``chkpt_file``) also pickles REINVENT's diversity filter (its scaffold memory, ``staged_learning``): every
+``reinvent.*`` class it names is read as an inert stand-in as well, never imported, and is reported as not read
+(:func:`load_model_file`'s ``skipped``); only the network and the vocabulary are used.
 
 The weights are permuted into mara-chem's vocabulary order (``<pad>`` = 0, ``^`` = 1, ``$`` = 2, the rest
 sorted) with an extra, always-masked ``<pad>`` row. REINVENT does not mask ``^`` in its softmax, so a
@@ -20,7 +23,9 @@ likelihood of the sequence itself (REINVENT's value for a batch of one).
 
 from __future__ import annotations
 
+import logging
 import pickle
+import re
 import time
 import uuid
 from pathlib import Path
@@ -32,6 +37,8 @@ from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import RecurrentNetwork
 from mara_chem.models.tokenizer import END, PAD, START, Vocabulary
 
+log = logging.getLogger(__name__)
+
 REINVENT_MODEL_TYPE = "Reinvent"
 START_BIAS_MASKED = -1.0e4  # exp(-1e4) underflows to 0 in float32: REINVENT then never emits ``^``
 
@@ -42,6 +49,9 @@ class ReinventPriorError(ValueError):
 
 class _PickledObject:
     """Inert stand-in for a REINVENT class pickled in a model file: keeps the state dict, runs nothing."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # a REDUCE of the class: its arguments are kept, not run
+        self.args, self.kwargs = args, kwargs
 
     def __setstate__(self, state: Any) -> None:
         self.__dict__.update(state if isinstance(state, dict) else {"state": state})
@@ -67,10 +77,51 @@ _STAND_INS = [
 ]
 
 
-def load_model_file(path: str | Path) -> Any:
-    """``torch.load(weights_only=True)`` of a mara-chem or REINVENT model file (REINVENT classes as stand-ins)."""
-    with torch.serialization.safe_globals(_STAND_INS):
-        return torch.load(path, map_location="cpu", weights_only=True)
+#: torch's weights-only refusal names the global it will not import (two wordings: not allow-listed, blocked module)
+_UNSUPPORTED_GLOBAL = re.compile(r"[Uu]nsupported (?:global: )?GLOBAL (\S+)")
+
+
+def unsupported_global(exc: BaseException) -> str | None:
+    """The dotted name torch's weights-only unpickler refused to import, if that is why ``exc`` was raised."""
+    found = _UNSUPPORTED_GLOBAL.search(str(exc))
+    return found.group(1) if found else None
+#: REINVENT's own classes may be read as inert stand-ins; any other global stays refused
+_REINVENT_PACKAGE = "reinvent."
+_MAX_STAND_INS = 64
+
+
+def load_model_file(path: str | Path, skipped: list[str] | None = None) -> Any:
+    """``torch.load(weights_only=True)`` of a mara-chem or REINVENT model file (REINVENT classes as stand-ins).
+
+    A REINVENT class beyond the tokenizer, vocabulary and metadata (a RL checkpoint's diversity filter, its
+    bucket counter) is read as an inert stand-in too; its dotted name is appended to ``skipped``. Any other
+    class (what REINVENT never writes) is refused by torch's weights-only unpickler, as before."""
+    stand_ins: list[tuple[type, str]] = list(_STAND_INS)
+    extra: list[str] = []
+    while True:
+        try:
+            with torch.serialization.safe_globals(stand_ins):
+                payload = torch.load(path, map_location="cpu", weights_only=True)
+        except pickle.UnpicklingError as exc:
+            name = unsupported_global(exc) or ""
+            if not name.startswith(_REINVENT_PACKAGE) or name in extra or len(extra) >= _MAX_STAND_INS:
+                raise
+            stand_ins.append((type(name.rsplit(".", 1)[-1], (_PickledObject,), {}), name))
+            extra.append(name)
+            continue
+        if skipped is not None:
+            skipped.extend(extra)
+        return payload
+
+
+def describe_unread(payload: dict, skipped: list[str]) -> str:
+    """What of a REINVENT file mara-chem did not read (empty when it read everything it holds)."""
+    parts = []
+    if "staged_learning" in payload:
+        parts.append("its staged-learning state (REINVENT's diversity filter memory)")
+    if skipped:
+        parts.append("the REINVENT objects " + ", ".join(sorted({n.rsplit(".", 1)[-1] for n in skipped})))
+    return "; ".join(parts)
 
 
 def is_reinvent_payload(payload: Any) -> bool:
@@ -87,8 +138,9 @@ def _reinvent_tokens(vocabulary: Any) -> dict[str, int]:
     raise ReinventPriorError(f"unrecognised REINVENT vocabulary of type {type(vocabulary).__name__}")
 
 
-def model_from_reinvent(payload: dict, source: str = "REINVENT model") -> LanguageModel:
-    """A mara-chem ``LanguageModel`` with the REINVENT model's weights and log-likelihoods."""
+def model_from_reinvent(payload: dict, source: str = "REINVENT model", skipped: list[str] | None = None) -> LanguageModel:
+    """A mara-chem ``LanguageModel`` with the REINVENT model's weights and log-likelihoods; what else the file
+    holds (a RL checkpoint's diversity filter, ``skipped`` classes) is named in a warning, not read."""
     model_type = payload.get("model_type", REINVENT_MODEL_TYPE)
     if model_type != REINVENT_MODEL_TYPE:
         raise ReinventPriorError(f"{source}: REINVENT model type {model_type!r}; only 'Reinvent' (LSTM/GRU) priors convert")
@@ -128,6 +180,10 @@ def model_from_reinvent(payload: dict, source: str = "REINVENT model") -> Langua
     except RuntimeError as exc:
         raise ReinventPriorError(f"{source}: weights do not fit the declared network: {exc}") from None
     metadata = {"masked_tokens": [PAD], "converted_from": f"REINVENT {REINVENT_MODEL_TYPE} model ({source})"}
+    unread = describe_unread(payload, skipped or [])
+    if unread:
+        metadata["not_read"] = unread
+        log.warning("%s: read the network and vocabulary only; not read (nothing in it was run): %s", source, unread)
     return LanguageModel(network, vocabulary, metadata)
 
 

@@ -19,12 +19,16 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import ValidationError
 
 import mara_chem.scoring.components  # noqa: F401  (registers the built-in components)
+from mara_chem.rl.config import _describe as describe_errors
 from mara_chem.scoring.component import COMPONENTS, ScoringComponent
+from mara_chem.text import first_line
 
 PLUGIN_PREFIX = "Mara"
 
@@ -71,3 +75,50 @@ def reinvent_plugin(component: str, class_name: str | None = None) -> tuple[type
     })
     setattr(component_cls, "__component", "True")  # REINVENT's add_tag("__component"): a scoring component
     return params_cls, component_cls
+
+
+def _lookup_key(name: str) -> str:
+    """REINVENT's key of a component name (``reinvent/scoring/config.py``: lower case, ``-`` and ``_`` dropped)."""
+    return name.lower().replace("-", "").replace("_", "")
+
+
+def plugin_components() -> dict[str, str]:
+    """REINVENT's lookup key of every mara-chem plugin class -> the mara-chem component it adapts."""
+    return {_lookup_key(plugin_class_name(name)): name for name in COMPONENTS.names()}
+
+
+def check_plugin_components(scoring: dict[str, Any]) -> list[str]:
+    """Build each mara-chem plugin component of a REINVENT ``[stage.scoring]`` table (inline, or its
+    ``filename``) now, as REINVENT would once its models are loaded, and close it again: a missing package
+    (guacamol, vina) or a bad parameter is one line naming the component, before any model loads."""
+    components = scoring.get("component")
+    if components is None and scoring.get("filename"):
+        from reinvent.utils import config_parse
+
+        path = Path(scoring["filename"])
+        if not path.is_file():
+            return []  # REINVENT names a missing scoring file itself
+        fmt = path.suffix[1:] if path.suffix[1:] in config_parse.INPUT_FORMAT_CHOICES else scoring.get("filetype", "toml")
+        components = config_parse.read_config(path, fmt).get("component")
+    problems = []
+    ours = plugin_components()
+    for component in components or []:
+        if not isinstance(component, dict) or len(component) != 1:
+            continue
+        (class_name, table), = component.items()
+        name = ours.get(_lookup_key(class_name))
+        if name is None or not isinstance(table, dict):
+            continue
+        shared = table.get("params") or {}
+        mara_cls = COMPONENTS.get(name)
+        for number, endpoint in enumerate(table.get("endpoint") or [], start=1):
+            try:
+                instance = mara_cls(mara_cls.Params(**{**shared, **(endpoint.get("params") or {})}))
+            except ValidationError as exc:  # a key misspelt or out of range: each named
+                problems.append(f"{class_name} endpoint {number}: params {describe_errors(exc).replace(chr(10), '; ')}")
+                continue
+            except Exception as exc:  # noqa: BLE001  (a package missing, a file refused)
+                problems.append(f"{class_name} endpoint {number}: {first_line(str(exc), type(exc).__name__)}")
+                continue
+            instance.close()
+    return problems

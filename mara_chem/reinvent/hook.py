@@ -11,25 +11,31 @@ a finder on ``sys.meta_path`` that calls :func:`mara_chem.reinvent.install` as s
 
 from __future__ import annotations
 
-import importlib.abc
-import importlib.machinery
 import sys
-import sysconfig
-from pathlib import Path
-from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported where used: this module runs at every start-up of the environment
+    from pathlib import Path
+    from types import ModuleType
 
 PTH_NAME = "mara_chem_reinvent.pth"
-PTH_LINE = "import mara_chem.reinvent.hook\n"
+#: silent when mara-chem is gone (uninstalled with the hook still on): the line looks the package up first
+#: (a top-level find_spec imports nothing) and imports the hook only when it is there
+PTH_LINE = ("import importlib.util as _mara_chem_util; "
+            "_mara_chem_util.find_spec('mara_chem') is None or __import__('mara_chem.reinvent.hook')\n")
 #: installed once this REINVENT module has run (its package, ``reinvent.runmodes.RL``, is complete by then)
 TARGET = "reinvent.runmodes.RL.run_staged_learning"
 
 
-class _InstallAfterImport(importlib.abc.MetaPathFinder):
-    """Finds ``TARGET`` as the path finder does and wraps its loader to install mara-chem after it ran."""
+class _InstallAfterImport:
+    """A meta-path finder (``find_spec``; importlib.abc is not imported for it, to keep start-up light): finds
+    ``TARGET`` as the path finder does and wraps its loader to install mara-chem after it ran."""
 
     def find_spec(self, name: str, path=None, target: ModuleType | None = None):
         if name != TARGET:
             return None
+        import importlib.machinery
+
         spec = importlib.machinery.PathFinder.find_spec(name, path)
         if spec is None or spec.loader is None:
             return spec
@@ -60,6 +66,9 @@ def _remove_finder() -> None:
 
 def site_packages() -> Path:
     """This environment's site-packages (where pip puts mara-chem)."""
+    import sysconfig
+    from pathlib import Path
+
     return Path(sysconfig.get_paths()["purelib"])
 
 

@@ -40,11 +40,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar, Optional
 
 import numpy as np
 import torch
-from pydantic import PrivateAttr, model_serializer, model_validator
+from pydantic import ConfigDict, PrivateAttr, model_serializer, model_validator
 from reinvent.runmodes import RL
 from reinvent.runmodes.RL.reward import RLReward
 from reinvent.runmodes.RL.validation import RLConfig, SectionLearningStrategy
@@ -55,7 +56,7 @@ from mara_chem.rl.marginal import extra_spellings, spelling_marginal
 from mara_chem.rl.learning_step import LearningStep
 from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, StrategyOutput, StrategyParams, build_strategy
 from mara_chem.rl.strategies import list_strategies, strategy_params_model
-from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, Rows, StrategyInputs
+from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, Rows, StrategyInputs, memory_options, resume_mismatch
 
 #: a child of REINVENT's "reinvent" logger, so that these lines reach REINVENT's log (stderr or ``-l FILE``)
 log = logging.getLogger("reinvent.mara_chem")
@@ -66,7 +67,7 @@ CHECKPOINT_KEY = "mara_chem"
 
 #: the strategy's per-step diagnostics REINVENT's log and TensorBoard receive (``StrategyOutput.info`` keys)
 DIAGNOSTICS = ("loss", "mara_tau", "mara_high_fraction", "mara_anchor_score", "ips_outcomes", "ips_mean_factor",
-               "ips_distinct_fraction", "log_z", "kl_estimate", "n_replay")
+               "ips_distinct_fraction", "ips_mean_weight", "log_z", "kl_estimate", "n_replay")
 
 #: keys REINVENT's own ``[learning_strategy]`` accepts; a ``dap`` table with any other key is mara-chem's DAP
 REINVENT_STRATEGY_KEYS = frozenset({"type", "sigma", "rate"})
@@ -141,10 +142,17 @@ class MaraReward(RLReward):
         self._steps: dict[int, int] = {}  # updates per stage, for TensorBoard's step axis
 
     def state_dict(self) -> dict[str, Any]:
-        """What REINVENT's checkpoint lacks: the strategy's own state (log Z) and the outcome tracker's."""
-        return {"strategy": self.strategy.state_dict(), "inputs": self.inputs.state_dict()}
+        """What REINVENT's checkpoint lacks: the strategy's own state (log Z) and the outcome tracker's, with
+        the settings they mean something under."""
+        return {"settings": self.inputs.settings(), "strategy": self.strategy.state_dict(),
+                "inputs": self.inputs.state_dict()}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore a saved state; one written by another strategy or outcome definition is refused
+        (:func:`resume_refusal`; the run file's validation refuses it first)."""
+        reason = resume_mismatch(state.get("settings"), self.inputs.settings())
+        if reason:
+            raise ValueError(resume_refusal("the agent file", reason))
         self.strategy.load_state_dict(state["strategy"])
         self.inputs.load_state_dict(state["inputs"])
 
@@ -242,6 +250,8 @@ def _inception_pool(inception, like: torch.Tensor) -> AnchorPool | None:
 class MaraSectionLearningStrategy(SectionLearningStrategy):
     """REINVENT's ``[learning_strategy]``; a mara-chem table is validated by its type's option model."""
 
+    model_config = ConfigDict(**{**SectionLearningStrategy.model_config, "title": "SectionLearningStrategy"})
+
     _mara: Optional[StrategyParams] = PrivateAttr(None)
     _resume: bool = PrivateAttr(False)
 
@@ -270,16 +280,81 @@ class MaraSectionLearningStrategy(SectionLearningStrategy):
         return self._mara
 
 
+def resume_refusal(where: str, reason: str) -> str:
+    """The one refusal of a strategy state that does not fit, with the documented way on (docs/reinvent.md)."""
+    return (f"use_checkpoint = true: the mara-chem strategy state in {where} cannot be restored: {reason}. To go on "
+            "with this strategy from that agent's weights, set use_checkpoint = false (the strategy state and "
+            "REINVENT's diversity filter then start fresh), or keep the strategy that wrote it")
+
+
+def saved_strategy_state(agent_file: str) -> dict[str, Any] | None:
+    """mara-chem's state in a REINVENT agent file (a stage checkpoint), read without running any pickle;
+    None when the file holds none (a prior, REINVENT's own strategies) or cannot be read here (REINVENT's
+    loader reports that)."""
+    from reinvent.utils import prior_registry
+
+    from mara_chem.models.reinvent_prior import load_model_file
+
+    path = Path(prior_registry.get(agent_file) or agent_file)
+    if not path.is_file():
+        return None
+    try:
+        payload = load_model_file(path)
+    except Exception:  # not a file mara-chem reads safely: REINVENT's own loader says what it is
+        return None
+    state = payload.get(CHECKPOINT_KEY) if isinstance(payload, dict) else None
+    return state if isinstance(state, dict) else None
+
+
 class MaraRLConfig(RLConfig):
     """REINVENT's staged-learning model with the extended ``[learning_strategy]``."""
+
+    #: REINVENT's own name in its validation errors (with the hook on, a REINVENT user meets this model)
+    model_config = ConfigDict(**{**RLConfig.model_config, "title": "RLConfig"})
 
     learning_strategy: Optional[MaraSectionLearningStrategy] = None
 
     @model_validator(mode="after")
-    def _note_resume(self) -> MaraRLConfig:
-        """A mara-chem strategy resumes its own state from the agent file when REINVENT uses its checkpoint."""
-        if self.learning_strategy is not None and self.learning_strategy.mara_params is not None:
-            self.learning_strategy._resume = bool(self.parameters.use_checkpoint)
+    def _check_files(self) -> MaraRLConfig:
+        """What REINVENT would fail on only after loading its models, or with a traceback that names no file:
+        a stage without chkpt_file, a mara-chem prior as prior_file/agent_file (how to convert it), a mara-chem plugin component that
+        cannot be built (a package missing: MaraGuacamol without guacamol)."""
+        from reinvent.utils import prior_registry
+
+        from mara_chem.reinvent.components import check_plugin_components
+        from mara_chem.reinvent.model_files import check_model_file
+
+        for number, stage in enumerate(self.stage, start=1):
+            if not stage.chkpt_file:  # optional in REINVENT's model, yet its stage hand-over crashes without it
+                raise ValueError(f"[[stage]] {number}: chkpt_file is required (REINVENT writes the stage's agent there)")
+        for key in ("prior_file", "agent_file"):
+            name = getattr(self.parameters, key)
+            check_model_file(Path(prior_registry.get(name) or name), key)
+        problems = [f"[[stage]] {number} scoring: {problem}" for number, stage in enumerate(self.stage, start=1)
+                    for problem in check_plugin_components(stage.scoring)]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    @model_validator(mode="after")
+    def _check_mara_strategy(self) -> MaraRLConfig:
+        """A mara-chem strategy: options that read REINVENT's inception memory need ``[inception]``; with
+        ``use_checkpoint = true`` it resumes its own state from the agent file, which must be its own."""
+        params = None if self.learning_strategy is None else self.learning_strategy.mara_params
+        if params is None:
+            return self
+        inputs = StrategyInputs(build_strategy(params))
+        needs_memory = memory_options(inputs.strategy)
+        if needs_memory and self.inception is None:
+            raise ValueError(f"[learning_strategy] {' and '.join(needs_memory)} read(s) REINVENT's inception memory, "
+                             "and this run file has no [inception]: it would change nothing; add an [inception] "
+                             "section or remove the option")
+        self.learning_strategy._resume = bool(self.parameters.use_checkpoint)
+        if self.parameters.use_checkpoint:
+            saved = saved_strategy_state(self.parameters.agent_file)
+            reason = None if saved is None else resume_mismatch(saved.get("settings"), inputs.settings())
+            if reason:
+                raise ValueError(resume_refusal(f"agent_file {self.parameters.agent_file}", reason))
         return self
 
 

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from mara_chem.reinvent.compat import ReinventIncompatible, check_reinvent
+from mara_chem.reinvent.model_files import RunFileError
 from mara_chem.rl.strategies import list_strategies
 
 _installed = False
@@ -38,32 +39,9 @@ def install() -> str:
     return version
 
 
-class RunFileError(ValueError):
-    """A REINVENT run file that would fail (or silently misbehave) once REINVENT has started."""
-
-
-def check_model_file(path: Path, key: str) -> None:
-    """A model file REINVENT can read, or :class:`RunFileError` naming it (a mara-chem prior: how to convert it)."""
-    from mara_chem.models.prior_file import FORMAT
-    from mara_chem.models.reinvent_prior import is_reinvent_payload, load_model_file
-
-    convert = f"`mara-chem prior convert {path} --out {path.with_suffix('')}.reinvent.prior --to reinvent`"
-    if not path.is_file():
-        raise RunFileError(f"[parameters] {key}: {path} does not exist (REINVENT reads model files by path; a "
-                           f"bundled mara-chem prior is converted with {convert})")
-    try:
-        payload = load_model_file(path)
-    except Exception:  # not loadable without executing code: a pickle REINVENT would run, or not a model
-        return  # REINVENT's own loader reports (older REINVENT files pickle classes; they are REINVENT's to read)
-    if isinstance(payload, dict) and payload.get("format") == FORMAT:
-        raise RunFileError(f"[parameters] {key}: {path} is a mara-chem prior, which REINVENT cannot read; "
-                           f"write a REINVENT copy with {convert}")
-    if not is_reinvent_payload(payload):
-        raise RunFileError(f"[parameters] {key}: {path} is not a REINVENT model file")
-
-
 def preflight(config: dict) -> None:
-    """Validate a staged-learning run file with the extended model before REINVENT loads any model."""
+    """Validate a staged-learning run file with the extended model before REINVENT loads any model (the model
+    checks the model files and builds mara-chem's plugin components, :class:`MaraRLConfig`)."""
     if config.get("run_type") != "staged_learning":
         return
     from pydantic import ValidationError
@@ -72,18 +50,14 @@ def preflight(config: dict) -> None:
     from mara_chem.reinvent.learning import MaraRLConfig
 
     try:
-        validated = MaraRLConfig(**extract_sections(config))
+        MaraRLConfig(**extract_sections(config))
     except ValidationError as exc:
-        lines = [f"[{'.'.join(str(p) for p in err['loc'])}] {err['msg']}" for err in exc.errors()]
+        lines = []
+        for err in exc.errors():
+            where = ".".join(str(p) for p in err["loc"])
+            message = err["msg"].removeprefix("Value error, ")
+            lines.append(f"[{where}] {message}" if where else message)
         raise RunFileError("; ".join(lines)) from None
-    for number, stage in enumerate(validated.stage, start=1):
-        if not stage.chkpt_file:  # optional in REINVENT's model, yet its stage hand-over crashes without it
-            raise RunFileError(f"[[stage]] {number}: chkpt_file is required (REINVENT writes the stage's agent there)")
-    from reinvent.utils import prior_registry
-
-    for key in ("prior_file", "agent_file"):
-        name = getattr(validated.parameters, key)
-        check_model_file(Path(prior_registry.get(name) or name), key)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,6 +8,7 @@ section and name.
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -79,6 +80,18 @@ class Parameters(Section):
                                      "SMILES of the batch and the whole replay memory (mara_chem/rl/augmentation.py)")
     selective_memory_purge: bool = Field(True, description="augmented memory: drop the memory's molecules whose "
                                          "scaffold the diversity filter penalised in the step")
+
+    @field_validator("summary_csv_prefix")
+    @classmethod
+    def _output_prefix(cls, value: str) -> str:
+        """``~`` is the user's home (not a folder named ``~``); a path part longer than a file name may be
+        (255 bytes) is refused here, not after the run has started."""
+        value = os.path.expanduser(value)  # as written otherwise (a trailing / is the preflight's to refuse)
+        too_long = [part for part in Path(value).parts if len(part.encode()) > 255 - len("_99.csv")]
+        if too_long:
+            raise ValueError(f"the path part {too_long[0][:40]}... is {len(too_long[0].encode())} bytes long; a file "
+                             "or folder name may have at most 255 (with the summary's _N.csv suffix)")
+        return value
 
     @model_validator(mode="after")
     def _augmentation(self) -> "Parameters":
@@ -257,6 +270,20 @@ class RunConfig(Section):
             raise ValueError(f"rate (the agent's learning rate) must lie in (0, 1], got {checked['rate']} "
                              "(published settings use 1e-4 to 1e-3; above 1 the agent is destroyed in a step)")
         return checked
+
+    @model_validator(mode="after")
+    def _memory_options_need_a_memory(self) -> RunConfig:
+        """Options that read the replay memory would change nothing without one (docs/reinvent.md)."""
+        if self.inception is None or not self.inception.memory_size:
+            from mara_chem.rl.strategies import build_strategy
+            from mara_chem.rl.strategy_inputs import memory_options
+
+            needs = memory_options(build_strategy(self.learning_strategy))
+            if needs:
+                raise ValueError(f"[learning_strategy] {' and '.join(needs)} read(s) the replay memory, and this "
+                                 "run file has none ([inception] with memory_size > 0): it would change nothing; "
+                                 "add an [inception] section or remove the option")
+        return self
 
     @property
     def run_dir(self) -> Path:

@@ -153,14 +153,16 @@ def check_scorer(key: str, scoring) -> list[str]:  # noqa: ANN001  (ScoringSpec;
     refuse an objective that cannot tell molecules apart (``constant_objective``), then close it; every run
     mode's preflight checks its scoring section here."""
     from mara_chem.scoring.objective_check import constant_objective
+    from mara_chem.scoring.qsar_models import without_unpickling
     from mara_chem.scoring.scorer import Scorer
 
-    try:
-        scorer = Scorer(scoring)
-    except Exception as exc:  # a component refusing its files: the message names them
-        return [f"[{key}] {first_line(str(exc), type(exc).__name__)}"]
-    try:
-        constant = constant_objective(scorer)
-    finally:
-        scorer.close()
+    with without_unpickling():  # a trusted QSAR pickle is loaded by the run, never by a check
+        try:
+            scorer = Scorer(scoring)
+        except Exception as exc:  # a component refusing its files: the message names them
+            return [f"[{key}] {first_line(str(exc), type(exc).__name__)}"]
+        try:
+            constant = constant_objective(scorer)
+        finally:
+            scorer.close()
     return [f"[{key}] {constant}"] if constant else []

@@ -33,6 +33,13 @@ from mara_chem.run_folder.run_record import (
 )
 
 
+def is_mara_record(recorded: dict[str, Any] | None) -> bool:
+    """Whether a run.json is mara-chem's record: the validated run file as dumped, whose ``[parameters]`` always
+    list mara-chem's own ``hit_threshold`` (REINVENT has no such key)."""
+    parameters = recorded.get("parameters") if isinstance(recorded, dict) else None
+    return isinstance(parameters, dict) and "hit_threshold" in parameters and "stage" in recorded
+
+
 class RunDirError(RuntimeError):
     """The run folder cannot be used as asked (changed run, busy, unreadable checkpoint); nothing was written."""
 
@@ -108,12 +115,16 @@ class ResumeChecks:
         (d / RUN_JSON).unlink(missing_ok=True)
 
     def _own_summaries(self) -> list[Path]:
-        """Summary files this run wrote: those named by its record (run.json), else none (read-only)."""
+        """Summary files this run wrote: those named by its record (run.json) when that is mara-chem's, else
+        none (read-only). A run.json another program wrote (REINVENT's JSON config, anything) claims nothing:
+        the summaries beside it are someone else's and are never deleted."""
         try:
             recorded = read_run_record(self.path)
-        except RunRecordError:  # a record is there but torn (--overwrite is the way out): this file's names
+        except RunRecordError:  # torn: this file's names, only where mara-chem's oracle log shows a run was here
+            if not (self.path / LOG_NAME).exists():
+                return []
             return [stage_summary(self.config, i).path for i in range(len(self.config.stage))]
-        if not recorded:
+        if not is_mara_record(recorded):
             return []
         prefix = recorded.get("parameters", {}).get("summary_csv_prefix", "summary")
         return [Path(f"{prefix}_{i + 1}.csv") for i in range(len(recorded.get("stage", [])))]

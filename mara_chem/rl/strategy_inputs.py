@@ -223,6 +223,16 @@ class StrategyInputs:
             memory = memory_smiles()
         return self.outcomes.step(list(canonical), memory)
 
+    def settings(self) -> dict[str, Any]:
+        """What a saved state means (stored beside it): the strategy's type and state keys (a learned log Z)
+        and the outcome tracker's definition. A state is restored only into equal settings
+        (:func:`resume_mismatch`): scaffold counts are no cluster counts, MARA has no log Z."""
+        ips = self.strategy.ips_options
+        outcomes = None if ips is None else {
+            "outcome": ips.outcome, "frequency": ips.frequency,
+            "cluster_similarity": ips.cluster_similarity if ips.outcome == "cluster" else None}
+        return {"type": self.strategy.name, "state": sorted(self.strategy.state_dict()), "outcomes": outcomes}
+
     def state_dict(self) -> dict[str, Any] | None:
         """The outcome tracker's state (window counts, cluster leaders) for a checkpoint; None without one."""
         return None if self.outcomes is None else self.outcomes.state_dict()
@@ -238,3 +248,37 @@ def step_anchor(output: StrategyOutput, device: torch.device) -> tuple[torch.Ten
         return None
     return (torch.tensor(output.info["mara_anchor_score"], device=device),
             torch.tensor(output.info["mara_anchor_prior_logp"], device=device))
+
+
+def describe_settings(settings: dict[str, Any]) -> str:
+    """``settings`` (:meth:`StrategyInputs.settings`) in run-file words."""
+    text = f"type = {settings.get('type')!r}"
+    state = settings.get("state") or []
+    if state:
+        text += " with a learned log Z" if any(k.startswith("log_z") for k in state) else f" with {', '.join(state)}"
+    outcomes = settings.get("outcomes")
+    if outcomes:
+        text += ", IPS " + ", ".join(f"{k} = {v!r}" for k, v in outcomes.items() if v is not None)
+    return text
+
+
+def resume_mismatch(saved: dict[str, Any] | None, now: dict[str, Any]) -> str | None:
+    """Why a saved strategy state (its ``settings``; None: it records none) cannot be restored into a strategy
+    with settings ``now``; None when it can."""
+    if saved is None:
+        return "it does not record which strategy wrote it"
+    if saved != now:
+        return f"it was written by {describe_settings(saved)}, this run file has {describe_settings(now)}"
+    return None
+
+
+def memory_options(strategy: LearningStrategy) -> list[str]:
+    """The options of ``strategy`` that read the replay memory (``[inception]``, in mara-chem's loop and in
+    REINVENT's): without a memory they would change nothing, so a run file must not give them without one."""
+    found = []
+    ips = strategy.ips_options
+    if ips is not None and ips.frequency == "memory":
+        found.append('frequency = "memory"')
+    if strategy.needs_anchor_pool:
+        found.append('anchor_pool = "batch+memory"')
+    return found

@@ -61,6 +61,12 @@ class ScoringComponent(Registered, ABC):
     #: a required endpoint that fails makes the total NaN (zero reward) instead of dropping out of the mean;
     #: expensive oracles set this so an agent cannot win by generating molecules they cannot score
     required_by_default: ClassVar[bool] = False
+
+    @property
+    def scores_in_checks(self) -> bool:
+        """Whether a run file's check may score molecules with this component (the objective check); False
+        for one whose model a check must not load (a pickled QSAR model: validation never unpickles)."""
+        return True
     #: parameters the contract suite (tests/contracts) builds the component with; {} = the defaults
     example_params: ClassVar[dict[str, Any]] = {}
     #: (min, max) of the raw value; an endpoint without a transform needs it inside [0, 1] (validation

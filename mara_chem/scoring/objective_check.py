@@ -35,7 +35,7 @@ MIN_SPREAD = 1e-6
 
 def constant_objective(scorer: Scorer) -> str | None:
     """Why the objective cannot guide a run (every reference molecule scores the same), or None."""
-    if any(e.component.required_by_default for e in scorer.endpoints):
+    if any(e.component.required_by_default or not e.component.scores_in_checks for e in scorer.endpoints):
         return None
     totals = scorer(list(REFERENCE_SMILES)).total
     finite = totals[np.isfinite(totals)]

@@ -9,6 +9,9 @@ scikit-learn model needs joblib, and the run file must say ``trusted = true`` fo
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
@@ -116,8 +119,34 @@ def save_linear_model(model: Any, path: str | Path, radius: int, n_bits: int, me
     return path
 
 
+#: False while a run file is checked (``validate``, preflights): a pickle is then never loaded, trusted or not
+_UNPICKLING: ContextVar[bool] = ContextVar("mara_chem_unpickling", default=True)
+
+
+class PickleNotLoaded(RuntimeError):
+    """A trusted pickle asked for while run files are only being checked (:func:`without_unpickling`)."""
+
+
+@contextmanager
+def without_unpickling() -> Iterator[None]:
+    """Check a scoring section without executing any model pickle: validation looks at a trusted pickle's
+    file (it exists, it is a joblib file) and the run loads it, never the check."""
+    token = _UNPICKLING.set(False)
+    try:
+        yield
+    finally:
+        _UNPICKLING.reset(token)
+
+
+def unpickling_allowed() -> bool:
+    return _UNPICKLING.get()
+
+
 def load_trusted_pickle(path: str | Path) -> Any:
-    """joblib/pickle load; callers reach this only when the run file set ``trusted = true``."""
+    """joblib/pickle load; callers reach this only when the run file set ``trusted = true``, and never while a
+    run file is being checked (:class:`PickleNotLoaded`)."""
+    if not _UNPICKLING.get():
+        raise PickleNotLoaded(f"{path}: a trusted pickle is loaded by the run, never while the run file is checked")
     import joblib
 
     return joblib.load(path)

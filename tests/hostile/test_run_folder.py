@@ -111,6 +111,25 @@ def test_a_new_run_refuses_to_take_over_a_summary_it_did_not_write(tmp_path: Pat
         assert not (run / "oracle_log.csv").exists()
 
 
+@pytest.mark.parametrize("record", [
+    '{"run_type": "staged_learning", "parameters": {"summary_csv_prefix": "%s/summary"}, "stage": [{}]}',
+    '{"experiment": "mine"}',
+    '{"run_type": "staged_',
+])
+def test_overwrite_keeps_a_summary_beside_a_run_json_mara_chem_did_not_write(tmp_path: Path, cli, record) -> None:
+    """A run.json another program wrote (REINVENT's JSON config here, or anything) claims nothing: --overwrite
+    refuses as it does without that file, and deletes neither the summary nor the run.json."""
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "summary_1.csv").write_text("someone's table\n")
+    (run / RUN_JSON).write_text(record.replace("%s", str(run)))
+    code, out = cli("run", _toml(tmp_path, staged(run, steps=1, budget=8)), "--overwrite")
+    assert code == 2 and "summary_1.csv" in out and "never deleted" in out, out
+    assert (run / "summary_1.csv").read_text() == "someone's table\n"
+    assert (run / RUN_JSON).read_text() == record.replace("%s", str(run))
+    assert not (run / "oracle_log.csv").exists()
+
+
 # --- item 10: output-only keys may change on resume ------------------------------------------------------------
 def test_a_resume_may_move_tb_logdir(tmp_path: Path, cli) -> None:
     pytest.importorskip("tensorboard")

@@ -113,7 +113,8 @@ class DAPParams(MaraOptions, IpsOptions, StrategyParams):
     log_z_estimate: Literal["parameter", "batch"] = "parameter"
     log_z_lr: float | None = Field(None, gt=0.0)
     log_z_init: float | None = None
-    likelihood_penalty: float = Field(0.0, ge=0.0)
+    #: bounded as every numeric key: PMO's REINVENT runs 5,000; far above, the penalty overflows the loss
+    likelihood_penalty: float = Field(0.0, ge=0.0, le=1e6)
     prior_in_target: bool = True
 
     @model_validator(mode="after")
@@ -180,7 +181,10 @@ class DAP(LearningStrategy):
         if self.params.ips:
             weights = ips_weights(batch.outcome_ids, self.params.ips_eps, batch.on_policy,
                                   batch.outcome_freq).to(rewards)
-            info["ips_distinct_fraction"] = float(weights[batch.on_policy].sum() / max(int(batch.on_policy.sum()), 1))
+            mean_weight = float(weights[batch.on_policy].sum() / max(int(batch.on_policy.sum()), 1))
+            # with batch frequencies the mean weight is the share of distinct outcomes; with a window's or the
+            # memory's p̂ it is no fraction (it can exceed 1), and is reported as what it is
+            info["ips_distinct_fraction" if batch.outcome_freq is None else "ips_mean_weight"] = mean_weight
         log_z = self._log_z(batch, rewards, weights)
         loss = dap_loss(batch.agent_logp, batch.prior_logp, rewards, self.params.sigma, log_z, weights,
                         self.params.prior_in_target)

@@ -154,7 +154,7 @@ class VinaDocking(ExecutorCacheOwner, ScoringComponent):
     """Best Vina score per molecule; the executor and cache live as long as the component (``close`` ends them)."""
 
     name = "vina_docking"
-    aliases = ("VinaDocking",)
+    aliases = ("VinaDocking", "MaraVinaDocking")  # MaraVinaDocking: its REINVENT plugin name (reinvent_plugins/)
     raw_range = (-math.inf, math.inf)  # kcal/mol: always needs a transform
     required_by_default = True  # a failed docking must not let QED/SA alone carry the score
     Params = VinaDockingParams

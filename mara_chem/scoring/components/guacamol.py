@@ -1,7 +1,8 @@
 """The GuacaMol goal-directed objectives that the PMO benchmark uses and that run offline, scored by the
 ``guacamol`` package itself (Brown et al. 2019; Gao et al. 2022, PMO), not re-implemented here.
 
-Install: ``pip install --no-deps guacamol==0.5.5`` (the ``guacamol`` extra). That release imports two things
+Install: ``pip install scipy joblib`` and ``pip install --no-deps guacamol==0.5.5`` (no extra can say
+``--no-deps``; with its dependencies it pins FCD==1.1, which pulls TensorFlow). That release imports two things
 goal-directed scoring never uses and that fail today: ``from scipy import histogram`` (removed from SciPy) and
 ``import fcd`` (Fréchet ChemNet Distance, a TensorFlow model). :func:`objective` imports it with both bridged
 for the duration of the import only: ``scipy.histogram`` is ``numpy.histogram`` and ``fcd`` a stub module
@@ -77,12 +78,19 @@ def _fcd_stub() -> types.ModuleType:
     return stub
 
 
+#: what the Guacamol component needs installed (guacamol without its TensorFlow-pulling dependencies)
+INSTALL = "pip install scipy joblib && pip install --no-deps guacamol==0.5.5"
+
+
 def standard_benchmarks() -> types.ModuleType:
     """``guacamol.standard_benchmarks``, imported with the two shims described in the module docstring."""
-    if "guacamol.standard_benchmarks" in sys.modules:
+    if sys.modules.get("guacamol.standard_benchmarks") is not None:
         return sys.modules["guacamol.standard_benchmarks"]
     import numpy
-    import scipy
+    try:
+        import scipy
+    except ImportError as exc:
+        raise ImportError(f"the Guacamol component needs scipy and the guacamol package: {INSTALL} ({exc})") from None
 
     added_histogram = not hasattr(scipy, "histogram")
     added_fcd = "fcd" not in sys.modules
@@ -93,8 +101,7 @@ def standard_benchmarks() -> types.ModuleType:
     try:
         import guacamol.standard_benchmarks as sb
     except ImportError as exc:
-        raise ImportError(f"the Guacamol component needs the guacamol package: pip install --no-deps "
-                          f"guacamol==0.5.5 (or the 'guacamol' extra): {exc}") from None
+        raise ImportError(f"the Guacamol component needs the guacamol package: {INSTALL} ({exc})") from None
     finally:
         if added_histogram:
             del scipy.histogram
@@ -116,9 +123,13 @@ class Guacamol(ScoringComponent):
     """One PMO/GuacaMol objective (``params.objective``), scored by guacamol; raw value in [0, 1]."""
 
     name = "Guacamol"
-    aliases = ("PMO",)
+    aliases = ("PMO", "MaraGuacamol")  # MaraGuacamol: its REINVENT plugin name (reinvent_plugins/)
     Params = GuacamolParams
     example_params = {"objective": "celecoxib_rediscovery"}
+
+    def __init__(self, params: GuacamolParams | dict | None = None) -> None:
+        super().__init__(params)
+        self.function  # noqa: B018  (built now: a missing guacamol is named when the scorer is built, before any scoring)
 
     @cached_property
     def function(self) -> Any:

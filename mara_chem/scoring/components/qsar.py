@@ -24,6 +24,7 @@ from mara_chem.scoring.qsar_models import (
     LinearModelFile,
     build_linear_model,
     load_trusted_pickle,
+    unpickling_allowed,
     read_linear_model,
 )
 
@@ -100,17 +101,24 @@ def fingerprint_matrix(smiles: list[str], radius: int = 2, n_bits: int = 2048) -
 
 class QsarModel(ScoringComponent):
     name = "qsar"
-    aliases = ("QSAR", "SklearnModel")
+    aliases = ("QSAR", "SklearnModel", "MaraQsar")  # MaraQsar: its REINVENT plugin name (reinvent_plugins/)
     Params = QsarParams
     example_params = {"model_file": "brenk_alert_logreg"}  # the bundled example model
 
     def __init__(self, params: QsarParams | dict | None = None):
         super().__init__(params)
         wanted = self.params.positive_class
+        if not self.scores_in_checks:  # a pickle: the run checks positive_class when it loads the model
+            return
         if wanted is not None and hasattr(self.model, "predict_proba"):  # checked here, before any oracle call
             classes = [c.item() if hasattr(c, "item") else c for c in self.model.classes_]  # numpy -> Python
             if wanted not in classes:
                 raise ValueError(f"positive_class {wanted!r} is not one of the model's classes {classes}")
+
+    @property
+    def scores_in_checks(self) -> bool:
+        """False for a pickled model while a run file is checked: validation never unpickles it."""
+        return self.params.linear_model() is not None or unpickling_allowed()
 
     @cached_property
     def model(self) -> Any:

@@ -128,7 +128,7 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
     """Route found (1) or not (0) per molecule; executor and cache live as long as the component."""
 
     name = "retrosynthesis"
-    aliases = ("Retrosynthesis", "retro")
+    aliases = ("Retrosynthesis", "retro", "MaraRetrosynthesis")  # its REINVENT plugin name (reinvent_plugins/)
     required_by_default = True  # an expensive oracle: failing it must not let QED alone carry the score
     Params = RetrosynthesisParams
     params: RetrosynthesisParams

@@ -63,7 +63,7 @@ def similarity_fingerprint(mol: Chem.Mol, p: SimilarityParams) -> Any:
 
 class TanimotoSimilarity(ScoringComponent):
     name = "TanimotoSimilarity"
-    aliases = ("TanimotoDistance", "Similarity")
+    aliases = ("TanimotoDistance", "Similarity", "MaraTanimotoSimilarity")  # its REINVENT plugin name (reinvent_plugins/)
     Params = SimilarityParams
     example_params = {"smiles": ["c1ccccc1O", "CC(=O)Nc1ccccc1"]}
     params: SimilarityParams

@@ -58,7 +58,7 @@ def summary_table(df: pd.DataFrame) -> str:
         lines.append(f"| {confirmation} | {variant} | {GROUPS[group]} | {len(part)} | {int(part['solved'].sum())} | "
                      f"{part['solved'].mean():.0%} | {bloom} | {np.median(t):.2f} | {np.percentile(t, 95):.2f} | "
                      f"{int(part['reason'].fillna('').str.startswith('iteration limit').sum())} | "
-                     f"{int(part['reason'].fillna('').str.contains('safety time cap').sum())} |")
+                     f"{int(part['reason'].fillna('').str.contains('safety cap').sum())} |")
     return "\n".join(lines)
 
 

@@ -35,7 +35,7 @@ from syntheseus.interface.models import BackwardReactionModel
 from syntheseus.interface.molecule import Molecule
 from syntheseus.interface.reaction import SingleProductReaction
 
-from mara_chem.scoring.retro.sanity import reaction_problem
+from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
 from mara_chem.scoring.retro.templates import RetroTemplate, TemplateSet
 
 log = logging.getLogger(__name__)
@@ -87,17 +87,22 @@ class TemplateBackwardModel(BackwardReactionModel):
         for template, compiled in self._compiled:
             try:
                 with contextlib.redirect_stdout(io.StringIO()):  # rdchiral prints its debugging to stdout
-                    outcomes = rdchiralRun(compiled, target, combine_enantiomers=False)
+                    found_here = rdchiralRun(compiled, target, combine_enantiomers=False, return_mapped=True)
             except Exception:
                 continue
+            if not found_here:
+                continue  # rdchiral answers a plain [] when nothing matches
+            outcomes, mapped = found_here
             for smiles in outcomes:
                 reactants = _as_molecules(smiles)
                 if not reactants or product in reactants:
                     continue
                 if sum(m.rdkit_mol.GetNumHeavyAtoms() for m in reactants) < n_atoms:
                     continue  # a template that makes atoms from nothing (an unmapped reagent left out)
-                problem = reaction_problem(template.name, template.reaction_class, template.amide_coupling,
-                                           template.forward_smirks, product.rdkit_mol, [m.rdkit_mol for m in reactants])
+                proposal = _proposal(target.reactants, mapped.get(smiles))
+                problem = ("no atom-mapped outcome to check" if proposal is None else
+                           reaction_problem(template.name, template.reaction_class, template.amide_coupling,
+                                            template.forward_smirks, proposal))
                 if problem:
                     self.refused[problem] += 1
                     continue
@@ -118,6 +123,14 @@ class TemplateBackwardModel(BackwardReactionModel):
                           "reaction_class": template.reaction_class},  # type: ignore[typeddict-unknown-key]
             ))
         return reactions
+
+
+def _proposal(mapped_product: Chem.Mol, mapped: tuple[str, tuple] | None) -> Proposal | None:
+    """The proposal with rdchiral's atom maps (product atoms numbered index + 1, leaving groups 900 up)."""
+    if mapped is None:
+        return None
+    pieces = [Chem.MolFromSmiles(piece) for piece in mapped[0].split(".")]
+    return None if any(p is None for p in pieces) else Proposal(mapped_product, tuple(pieces))
 
 
 def _as_molecules(smiles: str) -> list[Molecule]:

@@ -26,7 +26,9 @@ atoms, above commodity reagents such as DCC) no cyanate ester, carbodiimide, acy
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from itertools import product
 
 from rdkit import Chem
 from rdkit.Chem import rdMolDescriptors
@@ -55,8 +57,15 @@ _CYANATE_ESTER = "[#6]O[CX2]#[NX1]"
 _AMINE_NH = "[NX3;!H0;!$(N[N,O]);!$(NC=[O,S])]"
 _ARYL_COUPLING_WORDS = ("suzuki", "stille", "hiyama", "negishi", "kumada", "heck", "sonogashira", "buchwald",
                         "ullmann", "chan-lam", "chan lam")
-_SP2_LEAVING = "[$([c,$([CX3]=[#6])][Cl,Br,I]),$([c,$([CX3]=[#6])]OS(=O)(=O)C(F)(F)F)]"
-_SP2_METAL = "[$([c,$([CX3]=[#6])][B,Sn,Si,Zn,Mg])]"
+#: a carboxylic acid's O-H (not a carbonic or carbamic acid's): the nucleophile of a Mitsunobu esterification
+_CARBOXYLIC_OH = "[OX2H1][CX3;!$(C([OX2H1])(=O)[!#6])]=O"
+#: alkylations by an alkyl electrophile (name prefixes): the carbon of the new bond must be sp3 and lose a group
+_ALKYLATIONS = ("alkylation of amines", "n-alkylation", "s-alkylation", "williamson",
+                "friedel-crafts alkylation with halide")
+#: the organometal each named cross-coupling transfers
+_COUPLING_METALS = {"suzuki": ("B",), "stille": ("Sn",), "hiyama": ("Si",), "negishi": ("Zn",), "kumada": ("Mg",)}
+#: couplings whose two partners are both aryl/vinyl carbons (the organometal and the halide or triflate)
+_SP2_BOTH = ("suzuki", "stille", "hiyama")
 _RING_FORMING_CLASSES = ("Aromatic Heterocycle Formation",)
 
 
@@ -115,30 +124,271 @@ def template_forms_ring(forward_smirks: str) -> bool:
     return made > used
 
 
+
+@dataclass(frozen=True)
+class Proposal:
+    """One backward application with atom maps: each product atom carries a map number, and a reactant atom
+    the number of the product atom it becomes; reactant atoms with a number the product lacks (or none) are
+    the leaving groups. rdchiral writes proposals this way (``rdchiralRun(..., return_mapped=True)``)."""
+
+    product: Chem.Mol
+    reactants: tuple[Chem.Mol, ...]
+
+    @classmethod
+    def from_smiles(cls, product: str, reactants: str) -> "Proposal":
+        """From mapped SMILES (``[CH3:1][NH:2]...``); an unmapped product is numbered index + 1."""
+        mol = Chem.MolFromSmiles(product)
+        if mol is None:
+            raise ValueError(f"not a SMILES: {product}")
+        mapped = [a.GetAtomMapNum() for a in mol.GetAtoms()]
+        if not any(mapped):
+            for atom in mol.GetAtoms():
+                atom.SetAtomMapNum(atom.GetIdx() + 1)
+        elif not all(mapped) or len(set(mapped)) != len(mapped):
+            raise ValueError(f"every product atom needs its own map number: {product}")
+        parts = [Chem.MolFromSmiles(piece) for piece in reactants.split(".")]
+        if any(p is None for p in parts):
+            raise ValueError(f"not a SMILES: {reactants}")
+        return cls(mol, tuple(parts))
+
+    @cached_property
+    def _where(self) -> dict[int, tuple[int, int]]:
+        """Product map number -> (reactant, atom index) of the reactant atom it comes from."""
+        made = {a.GetAtomMapNum() for a in self.product.GetAtoms()}
+        return {a.GetAtomMapNum(): (i, a.GetIdx()) for i, m in enumerate(self.reactants) for a in m.GetAtoms()
+                if a.GetAtomMapNum() in made}
+
+    def in_product(self, reactant: int, atom: Chem.Atom) -> bool:
+        return self._where.get(atom.GetAtomMapNum()) == (reactant, atom.GetIdx())
+
+    @cached_property
+    def formed_bonds(self) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
+        """The product's bonds that no reactant has: pairs of (reactant, atom index) ends."""
+        formed = []
+        for bond in self.product.GetBonds():
+            a = self._where.get(bond.GetBeginAtom().GetAtomMapNum())
+            b = self._where.get(bond.GetEndAtom().GetAtomMapNum())
+            if a is None or b is None:
+                continue  # an atom the reactants do not supply (a reagent the template leaves out)
+            if a[0] != b[0] or self.reactants[a[0]].GetBondBetweenAtoms(a[1], b[1]) is None:
+                formed.append((a, b))
+        return tuple(formed)
+
+    @cached_property
+    def centre(self) -> frozenset[tuple[int, int]]:
+        """Reactant atoms whose bonds change: ends of the formed bonds, atoms that lose a leaving group or
+        change a bond order."""
+        atoms = {end for bond in self.formed_bonds for end in bond}
+        for i, mol in enumerate(self.reactants):
+            for bond in mol.GetBonds():
+                ends = [bond.GetBeginAtom(), bond.GetEndAtom()]
+                kept = [self.in_product(i, a) for a in ends]
+                if kept[0] != kept[1]:
+                    atoms.update((i, a.GetIdx()) for a, k in zip(ends, kept) if k)
+                elif all(kept):
+                    p = self.product.GetBondBetweenAtoms(*(self._product_index(a) for a in ends))
+                    if p is None or p.GetBondType() != bond.GetBondType():
+                        atoms.update((i, a.GetIdx()) for a in ends)
+        return frozenset(atoms)
+
+    @cached_property
+    def _product_atoms(self) -> dict[int, int]:
+        return {a.GetAtomMapNum(): a.GetIdx() for a in self.product.GetAtoms()}
+
+    def _product_index(self, atom: Chem.Atom) -> int:
+        return self._product_atoms[atom.GetAtomMapNum()]
+
+    def atom(self, end: tuple[int, int]) -> Chem.Atom:
+        return self.reactants[end[0]].GetAtomWithIdx(end[1])
+
+    def leaving(self, end: tuple[int, int]) -> list[Chem.Atom]:
+        """The neighbours of a reactant atom that do not reach the product (its leaving groups)."""
+        return [nb for nb in self.atom(end).GetNeighbors() if not self.in_product(end[0], nb)]
+
+    def unmapped(self) -> list[Chem.Mol]:
+        """The reactants without their atom maps (what the search sees)."""
+        out = []
+        for mol in self.reactants:
+            copy = Chem.Mol(mol)
+            for atom in copy.GetAtoms():
+                atom.SetAtomMapNum(0)
+            out.append(copy)
+        return out
+
+
+def _matches_at(mol: Chem.Mol, smarts: str, atom: int, position: int = 0) -> bool:
+    """Whether ``smarts`` matches ``mol`` with its atom ``position`` on ``atom``."""
+    return any(match[position] == atom for match in mol.GetSubstructMatches(_pattern(smarts), maxMatches=10_000))
+
+
+@lru_cache(maxsize=4096)
+def _mapped_reactant_templates(forward_smirks: str) -> tuple[Chem.Mol, ...]:
+    """The forward template's reactant patterns that carry mapped atoms (reagents without any are left out)."""
+    from rdkit.Chem import AllChem
+
+    rxn = AllChem.ReactionFromSmarts(forward_smirks)
+    out = []
+    for i in range(rxn.GetNumReactantTemplates()):
+        template = Chem.Mol(rxn.GetReactantTemplate(i))
+        if any(a.GetAtomMapNum() for a in template.GetAtoms()):
+            template.UpdatePropertyCache(strict=False)
+            Chem.FastFindRings(template)
+            out.append(template)
+    return tuple(out)
+
+
+def reactant_side_problem(forward_smirks: str, proposal: Proposal) -> str | None:
+    """The forward template's reactant side, read back onto the proposal: each of its mapped patterns must
+    match a reactant of its own at the reaction centre. A backward template carries only its product side,
+    so what the reactant side demands (``[C;$(C=O)][OH1]`` of an amide coupling, the aldehyde of a Petasis
+    reaction) is checked here."""
+    templates = _mapped_reactant_templates(forward_smirks)
+    fits: list[set[int]] = []
+    for template in templates:
+        fit = set()
+        for i, mol in enumerate(proposal.reactants):
+            if any((i, a) in proposal.centre for match in mol.GetSubstructMatches(template, maxMatches=10_000)
+                   for a in match):
+                fit.add(i)
+        if not fit:
+            return "a reactant does not meet the template's reactant side at the reaction centre"
+        fits.append(fit)
+    if len(proposal.reactants) >= len(templates) and not _distinct(fits):
+        return "a reactant does not meet the template's reactant side at the reaction centre"
+    return None
+
+
+def _distinct(fits: list[set[int]]) -> bool:
+    """Whether each pattern can take a reactant of its own (at most three patterns: brute force)."""
+    return any(len(set(choice)) == len(choice) for choice in product(*fits))
+
+
+def _sp2_carbon(atom: Chem.Atom) -> bool:
+    """An aryl or vinyl carbon."""
+    return atom.GetSymbol() == "C" and (atom.GetIsAromatic() or any(
+        b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(atom).GetSymbol() == "C" for b in atom.GetBonds()))
+
+
+def _halide_or_sulfonate(proposal: Proposal, end: tuple[int, int]) -> bool:
+    """The atom leaves with a halide (Cl, Br, I) or a triflate/sulfonate."""
+    for nb in proposal.leaving(end):
+        if nb.GetSymbol() in ("Cl", "Br", "I"):
+            return True
+        if nb.GetSymbol() == "O" and any(x.GetSymbol() == "S" and x.GetIdx() != end[1] for x in nb.GetNeighbors()):
+            return True
+    return False
+
+
+def _metal(proposal: Proposal, end: tuple[int, int], metals: tuple[str, ...]) -> bool:
+    return any(nb.GetSymbol() in metals for nb in proposal.leaving(end))
+
+
+def _coupling_problem(lowered: str, proposal: Proposal) -> str | None:
+    """An aryl coupling at the bond it forms: the named partners on aryl/vinyl carbons at its two ends."""
+    word = next((w for w in _COUPLING_METALS if w in lowered), None)
+    named = _COUPLING_METALS[word] if word else None
+    both = word in _SP2_BOTH
+    for a, b in proposal.formed_bonds:
+        for x, y in ((a, b), (b, a)):
+            ax, ay = proposal.atom(x), proposal.atom(y)
+            if named is not None and both:
+                if (_sp2_carbon(ax) and _metal(proposal, x, named) and _sp2_carbon(ay)
+                        and _halide_or_sulfonate(proposal, y)):
+                    return None
+            elif named is not None:  # Negishi, Kumada: an organometal and a halide at the two ends
+                if _metal(proposal, x, named) and _halide_or_sulfonate(proposal, y):
+                    return None
+            elif "chan" in lowered:  # Chan-Lam: aryl boron + N-H/O-H
+                if _sp2_carbon(ax) and _metal(proposal, x, ("B",)) and ay.GetTotalNumHs() > 0:
+                    return None
+            elif _sp2_carbon(ax) and _halide_or_sulfonate(proposal, x):  # Heck, Sonogashira, Buchwald, Ullmann
+                return None
+    if named is not None and both:
+        return (f"{word} coupling without an aryl/vinyl {'/'.join(named)} partner and an aryl/vinyl "
+                "halide or triflate at the bond it forms")
+    return "aryl coupling without an aryl/vinyl halide, triflate or organometal partner at the bond it forms"
+
+
+def _amide_problem(proposal: Proposal) -> str | None:
+    """An amide coupling at its new C-N bond: an acyl donor carbon and an amine N-H nitrogen."""
+    donor_seen = False
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            if proposal.atom(c).GetSymbol() != "C" or proposal.atom(n).GetSymbol() != "N":
+                continue
+            if not _matches_at(proposal.reactants[c[0]], _ACYL_DONOR, c[1]):
+                continue
+            donor_seen = True
+            if _matches_at(proposal.reactants[n[0]], _AMINE_NH, n[1]):
+                return None
+    if not donor_seen:
+        return "amide coupling without an acyl donor (acid, acyl halide, anhydride or ester) at the new C-N bond"
+    return "amide coupling without an N-H amine at the new C-N bond"
+
+
+def _ester_problem(proposal: Proposal) -> str | None:
+    """An esterification at its new C-O bond: the acyl donor's carbon meets an alcohol O-H, or a carboxylic
+    acid's O-H meets the alcohol's carbon (Mitsunobu)."""
+    for a, b in proposal.formed_bonds:
+        for c, o in ((a, b), (b, a)):
+            if proposal.atom(c).GetSymbol() != "C" or proposal.atom(o).GetSymbol() != "O":
+                continue
+            if _matches_at(proposal.reactants[c[0]], _ACYL_DONOR, c[1]) and proposal.atom(o).GetTotalNumHs() > 0:
+                return None
+            if _matches_at(proposal.reactants[o[0]], _CARBOXYLIC_OH, o[1]):
+                return None
+    return "esterification without a carboxylic acyl donor (acid, acyl halide, anhydride or ester) at the new C-O bond"
+
+
+def _acylation_problem(proposal: Proposal) -> str | None:
+    """A Friedel-Crafts acylation at its new C-C bond: a carboxylic acyl donor's carbon (no carbamic acid)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            if _matches_at(proposal.reactants[c[0]], _ACYL_DONOR, c[1]):
+                return None
+    return "friedel-crafts acylation without a carboxylic acyl donor at the new C-C bond"
+
+
+def _alkylation_problem(proposal: Proposal) -> str | None:
+    """An alkylation at its new bond: an sp3 carbon that loses its leaving group (an acyl carbon is acylated)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if atom.GetSymbol() == "C" and atom.GetHybridization() == Chem.HybridizationType.SP3 \
+                    and proposal.leaving(c):
+                return None
+    return "alkylation without an sp3 carbon that loses a leaving group at the new bond"
+
+
 def reaction_problem(name: str, reaction_class: str, amide_coupling: bool, forward_smirks: str,
-                     product: Chem.Mol, reactants: Sequence[Chem.Mol]) -> str | None:
+                     proposal: Proposal) -> str | None:
     """Why this proposal is chemically wrong for its template (the reaction centre does not fit), or None."""
-    if amide_coupling:
-        if not any(m.HasSubstructMatch(_pattern(_ACYL_DONOR)) for m in reactants):
-            return "amide coupling without an acyl donor (acid, acyl halide, anhydride or ester)"
-        if not any(m.HasSubstructMatch(_pattern(_AMINE_NH)) for m in reactants) and not any(
-                Chem.MolToSmiles(m) == "N" for m in reactants):
-            return "amide coupling without an N-H amine"
-    if name.lower() in _CARBOXYLIC_ESTERIFICATIONS and not any(
-            m.HasSubstructMatch(_pattern(_ACYL_DONOR)) for m in reactants):
-        return "esterification without a carboxylic acyl donor (acid, acyl halide, anhydride or ester)"
-    if "nitrile" in name.lower() and any(m.HasSubstructMatch(_pattern(_CYANATE_ESTER)) for m in (product, *reactants)):
-        return "a nitrile template applied to a cyanate ester (O-C#N is no nitrile)"
+    product, reactants = proposal.product, proposal.reactants
+    lowered = name.lower().strip("{}").replace("_", " ")
     if _rings([product]) > _rings(reactants) and not template_forms_ring(forward_smirks) \
             and reaction_class not in _RING_FORMING_CLASSES:
         return f"{reaction_class.lower()} template closing a ring it does not form"
-    lowered = name.lower()
+    problem = reactant_side_problem(forward_smirks, proposal)
+    if problem:
+        return problem
+    if amide_coupling:
+        problem = _amide_problem(proposal)
+        if problem:
+            return problem
+    if lowered in _CARBOXYLIC_ESTERIFICATIONS:
+        problem = _ester_problem(proposal)
+        if problem:
+            return problem
+    if "friedel-crafts acylation" in lowered:
+        problem = _acylation_problem(proposal)
+        if problem:
+            return problem
+    if lowered.startswith(_ALKYLATIONS):
+        problem = _alkylation_problem(proposal)
+        if problem:
+            return problem
+    if "nitrile" in lowered and any(m.HasSubstructMatch(_pattern(_CYANATE_ESTER)) for m in (product, *reactants)):
+        return "a nitrile template applied to a cyanate ester (O-C#N is no nitrile)"
     if any(word in lowered for word in _ARYL_COUPLING_WORDS):
-        if not any(m.HasSubstructMatch(_pattern(_SP2_LEAVING)) or m.HasSubstructMatch(_pattern(_SP2_METAL))
-                   for m in reactants):
-            return "aryl coupling without an aryl/vinyl halide, triflate or organometal partner"
-        if any(word in lowered for word in ("suzuki", "stille", "hiyama")):
-            has_metal = any(m.HasSubstructMatch(_pattern("[#6][B,Sn,Si]")) for m in reactants)
-            if has_metal and not any(m.HasSubstructMatch(_pattern(_SP2_METAL)) for m in reactants):
-                return "cross-coupling of an sp3 boron/tin/silicon partner"
+        return _coupling_problem(lowered, proposal)
     return None

@@ -371,3 +371,52 @@ def test_the_model_no_longer_proposes_the_issues_nonsense():
             if t.amide_coupling:
                 assert not any(Chem.MolToSmiles(m) in ("CO", "OCCO") for m in reactants), reaction.metadata
     assert sum(model.refused.values()) > 0  # the checks did refuse proposals for these drugs
+
+
+SALVINORIN_A = "COC(=O)[C@@H]1C[C@H](OC(C)=O)C(=O)[C@H]2[C@@]1(C)CC[C@H]1C(=O)O[C@H](c3ccoc3)C[C@]21C"
+SALVINORIN_B = "COC(=O)[C@@H]1C[C@H](O)C(=O)[C@H]2[C@@]1(C)CC[C@H]1C(=O)O[C@H](c3ccoc3)C[C@]21C"
+
+
+def test_a_route_from_the_natural_products_own_core_is_a_semisynthesis(tmp_path: Path):
+    """Salvinorin A by acetylating salvinorin B: not solved by default, and the reason says why; accepted
+    with allow_semisynthesis, the route naming the core. A drug's flat tricycle is no core."""
+    from mara_chem.scoring.retro.semisynthesis import holds_core
+
+    stock = tmp_path / "stock.smi"
+    stock.write_text("\n".join([SALVINORIN_B, "CC(=O)O", "CC(=O)OC(C)=O"]) + "\n")
+    refused = component(stock, max_iterations=5)
+    result = refused([SALVINORIN_A])
+    assert result.values.tolist() == [0.0]
+    assert "semisynthesis" in result.reasons[0] and Chem.CanonSmiles(SALVINORIN_B) in result.reasons[0]
+    refused.close()
+    allowed = component(stock, max_iterations=5, allow_semisynthesis=True)
+    result = allowed([SALVINORIN_A])
+    assert result.values.tolist() == [1.0]
+    assert result.reasons == [f"retrosynthesis: semisynthesis from {Chem.CanonSmiles(SALVINORIN_B)}"]
+    allowed.close()
+    amitriptyline, precursor = "CN(C)CCC=C1c2ccccc2CCc2ccccc21", "O=C1c2ccccc2CCc2ccccc21"
+    assert not holds_core(amitriptyline, Chem.MolFromSmiles(precursor))
+
+
+def test_the_same_search_at_a_tenth_of_a_core_gives_the_same_answer():
+    """A search that needs ~0.3 CPU s, run in a pool worker held to a tenth of a core (about ten times longer in
+    wall seconds than the 1.5 s safety cap): the same route outcome as at full speed, since the limit is the
+    iteration count and the cap counts CPU seconds."""
+    from cpu_throttle import Throttle
+
+    from mara_chem.scoring.retro.search import RetroWorker, canonical_smiles_list
+    from mara_chem.scoring.retro.settings import RetroSettings
+    from mara_chem.scoring.workers.executors import build_executor
+
+    settings = RetroSettings(catalog="none", purchasable_smiles=canonical_smiles_list(["OC(=O)c1ccccc1"]),
+                             max_iterations=2, time_limit_s=1.5)
+    (fast,) = build_executor("serial", settings, worker_cls=RetroWorker).map([ESTER_AMIDE])
+    with build_executor("pool", settings, n_workers=1, timeout_s=60, worker_cls=RetroWorker) as pool:
+        pool.start()
+        (worker,) = pool._state
+        with Throttle(worker.process.pid, share=0.1):
+            (slow,) = pool.map([ESTER_AMIDE])
+    assert slow.seconds > settings.time_limit_s > slow.cpu_seconds  # a wall-clock cap would have cut it
+    assert (slow.solved, slow.steps, slow.route, slow.reason, slow.cacheable) == \
+        (fast.solved, fast.steps, fast.route, fast.reason, fast.cacheable)
+    assert fast.reason.startswith(("iteration limit (2) reached", "no route to purchasable"))

@@ -10,7 +10,8 @@ says; RDKit's plain ``RunReactants`` drops them).
    C-C couplings, deprotections, ...: roughly their frequency in medicinal chemistry);
 2. more reactants first (a convergent disconnection simplifies more than a rewrite of one molecule);
 3. smaller largest reactant first (a more even split);
-4. template order in the file.
+4. template order in the file;
+5. the reactants' SMILES (so the ranking is the same in every process: rdchiral's outcomes are a set).
 Proposals are dropped when a reactant does not sanitize or keeps a wildcard atom or a radical, when the reactants
 have fewer heavy atoms than the product (the template left out a reagent that supplies atoms), or when the
 reaction centre does not fit the template's chemistry (``sanity.reaction_problem``: an amide coupling
@@ -111,7 +112,9 @@ class TemplateBackwardModel(BackwardReactionModel):
                 bag = Bag(reactants)
                 if bag not in found or key < found[bag][0]:
                     found[bag] = (key, template)
-        ranked = sorted(found.items(), key=lambda item: item[1][0])
+        # ties (one template at several sites) by the reactants' SMILES: rdchiral returns a set, whose order
+        # follows string hashes and so differs between processes
+        ranked = sorted(found.items(), key=lambda item: (item[1][0], ".".join(sorted(m.smiles for m in item[0]))))
         norm = sum(1.0 / (i + 1) for i in range(len(ranked)))
         reactions = []
         for rank, (bag, (_, template)) in enumerate(ranked):

@@ -146,7 +146,8 @@ class RetroWorker(Worker[RetroSettings, RouteOutcome]):
         first = [node for node in graph.successors(graph.root_node)]
         if not first:
             return "no template applies to the target"
-        head = (f"iteration limit ({s.max_iterations}) reached without a route" if iterations >= s.max_iterations
+        # syntheseus returns the last iteration's 0-based index: max_iterations - 1 when the limit ended it
+        head = (f"iteration limit ({s.max_iterations}) reached without a route" if iterations + 1 >= s.max_iterations
                 else f"no route to purchasable building blocks within {s.max_steps} steps")
         missing = _nearest_missing(first, stock)
         return f"{head}; nearest missing building block: {missing}" if missing else head
@@ -242,16 +243,18 @@ class _NotTheTarget:
 
 def _nearest_missing(first_reactions: list, stock: Any) -> str | None:
     """The not-purchasable reactants of the first-step disconnection that lacks the fewest (the model's
-    best-ranked among ties), as dot-joined SMILES."""
-    best: tuple[int, int, list[str]] | None = None
-    for rank, node in enumerate(first_reactions):
+    best-ranked among ties, then by SMILES: the graph's own order follows string hashes, which differ between
+    processes), as dot-joined SMILES."""
+    best: tuple[int, float, str] | None = None
+    for node in first_reactions:
         reaction = getattr(node, "reaction", None)
         if reaction is None:
             continue
-        lacking = [m.smiles for m in reaction.reactants if not stock.is_purchasable(m)]
-        if lacking and (best is None or (len(lacking), rank) < best[:2]):
-            best = (len(lacking), rank, lacking)
-    return ".".join(best[2]) if best else None
+        lacking = ".".join(sorted(m.smiles for m in reaction.reactants if not stock.is_purchasable(m)))
+        key = (lacking.count(".") + 1, -float(reaction.metadata.get("probability", 0.0)), lacking)
+        if lacking and (best is None or key < best):
+            best = key
+    return best[2] if best else None
 
 
 def _acids_of_primary_amides(mol: Any) -> set[str]:

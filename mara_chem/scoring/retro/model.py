@@ -138,11 +138,12 @@ def _proposal(mapped_product: Chem.Mol, mapped: tuple[str, tuple] | None) -> Pro
 
 def _as_molecules(smiles: str) -> list[Molecule]:
     """syntheseus molecules of a dot-separated outcome; empty when a piece does not sanitize or keeps a
-    template wildcard (``*``) or a radical."""
+    template wildcard (``*``), a query bond (``~``) or a radical."""
     mols = []
     for piece in smiles.split("."):
         mol = Chem.MolFromSmiles(piece)
-        if mol is None or any(atom.GetAtomicNum() == 0 or atom.GetNumRadicalElectrons() for atom in mol.GetAtoms()):
-            return []
+        if mol is None or any(atom.GetAtomicNum() == 0 or atom.GetNumRadicalElectrons() for atom in mol.GetAtoms()) \
+                or any(bond.HasQuery() for bond in mol.GetBonds()):
+            return []  # a wildcard, a radical, or a template's '~' any-bond left in the outcome
         mols.append(Molecule(piece))
     return mols

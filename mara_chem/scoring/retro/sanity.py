@@ -44,6 +44,14 @@ _ALLOWED_CHARGED = ("[N+](=O)[O-]", "[n+][O-]", "[N+][O-]", "[NX4+]", "[nH+]", "
 #: commodity reagents carrying them (DCC, EDC: at most 15 heavy atoms) are left alone
 _UNSTABLE = (("[#6]O[CX2]#[NX1]", "a cyanate ester"), ("[#6]N=C=N[#6]", "a carbodiimide"),
              ("[#6]C(=O)N=[N+]=[N-]", "an acyl azide"), ("[#6]OO[#6]", "a dialkyl peroxide"))
+#: an open-chain carbon carrying OH and a halogen or amine N (a hemiaminal, an alpha-halo alcohol)
+_GEMINAL_OH_X = "[CX4;!R]([OX2H1])[Cl,Br,I,$([NX3;!R])]"
+#: a carbonyl's hydrate (a gem-diol) without the electron-poor neighbour that makes chloral hydrate isolable
+_GEM_DIOL = "[CX4;!$(C[CX4](Cl)(Cl)Cl);!$(C[CX3]=O);!$(C(C(F)(F)F))]([OX2H1])[OX2H1]"
+#: an aliphatic amine and an alkylating group in one molecule: it alkylates itself (metoprolol's
+#: 'chloroethyl' precursor with its free isopropylamine)
+_SELF_ALKYLATING = ("[NX3;+0;!$(N[a]);!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[#7,#8]);!$(NC#N)]",
+                    "[CX4;!$(C(F)(F))][Cl,Br,I,$(OS(=O)(=O)[#6])]")
 _UNSTABLE_MIN_ATOMS = 16
 #: a carboxylic acyl donor; a carbonyl with a second heteroatom (a carbonic half-ester, a chloroformate, a
 #: carbamic acid) is none: physostigmine's carbamate was "coupled" from an aryl hydrogen carbonate
@@ -55,6 +63,18 @@ _CARBOXYLIC_ESTERIFICATIONS = frozenset({
     "acetic anhydride and alcohol to ester"})
 _CYANATE_ESTER = "[#6]O[CX2]#[NX1]"
 _AMINE_NH = "[NX3;!H0;!$(N[N,O]);!$(NC=[O,S])]"
+_ALIPHATIC_AMINE_NH = "[NX3;!H0;+0;!$(N[a]);!$(N[N,O,S]);!$(N[#6]=[#7,#8,#16])]"
+#: templates that are side reactions, not steps a chemist plans: a route 'made' a commodity (cinnamyl chloride)
+#: by protodeboronating its boronic acid
+_NO_SYNTHESIS_STEP = frozenset({"deboronation of boronic acids", "deboronation of boronic esters", "deselenization"})
+#: an allylic or benzylic halide or sulfonate (first atom: the carbon)
+_ALLYLIC_LEAVING = "[CX4;$(C-[CX3]=[CX3]),$(C-c)][Cl,Br,I,$(OS(=O)(=O)[#6])]"
+#: couplings run on palladium (the Pd(0) step)
+_PD_COUPLINGS = ("suzuki", "stille", "hiyama", "negishi", "heck", "sonogashira", "buchwald")
+#: an acidic O-H or N-H that a lithium base takes before any ortho C-H
+_ACIDIC_H = "[$([OX2H1]),$([NX3;!H0;$(N[a]),$(NC=O),$(NS(=O)=O)]),$([nH])]"
+#: what makes an alkene a Michael acceptor: a conjugated carbonyl, nitrile, sulfonyl, nitro or azine
+_MICHAEL_EWG = "[$([CX3]=[O,S]),$(C#N),$([SX4](=O)=O),$([N+](=O)[O-]),$(c:n),$(P(=O))]"
 _ARYL_COUPLING_WORDS = ("suzuki", "stille", "hiyama", "negishi", "kumada", "heck", "sonogashira", "buchwald",
                         "ullmann", "chan-lam", "chan lam")
 #: a carboxylic acid's O-H (not a carbonic or carbamic acid's): the nucleophile of a Mitsunobu esterification
@@ -95,10 +115,16 @@ def building_block_problem(mol: Chem.Mol | None) -> str | None:
             return f"{symbol} with valence {atom.GetTotalValence()}"
     if any(bond.HasQuery() for bond in mol.GetBonds()):
         return "a query bond"
+    if mol.HasSubstructMatch(_pattern(_GEM_DIOL)):
+        return "a gem-diol (a carbonyl's hydrate, not a shelf compound)"
+    if mol.HasSubstructMatch(_pattern(_GEMINAL_OH_X)):
+        return "an open-chain hemiaminal or alpha-halo alcohol (it falls apart to its carbonyl)"
     if mol.GetNumHeavyAtoms() >= _UNSTABLE_MIN_ATOMS:
         for smarts, what in _UNSTABLE:
             if mol.HasSubstructMatch(_pattern(smarts)):
                 return f"{what} (not a shelf-stable building block)"
+        if all(mol.HasSubstructMatch(_pattern(smarts)) for smarts in _SELF_ALKYLATING):
+            return "an amine and an alkyl halide or sulfonate in one molecule (it alkylates itself)"
     return None
 
 
@@ -310,7 +336,8 @@ def _coupling_problem(lowered: str, proposal: Proposal) -> str | None:
 
 
 def _amide_problem(proposal: Proposal) -> str | None:
-    """An amide coupling at its new C-N bond: an acyl donor carbon and an amine N-H nitrogen."""
+    """An amide coupling at its new C-N bond: an acyl donor carbon and an amine N-H nitrogen, the donor
+    without a free aliphatic amine of its own (an unprotected amino acid couples with itself)."""
     donor_seen = False
     for a, b in proposal.formed_bonds:
         for c, n in ((a, b), (b, a)):
@@ -360,6 +387,144 @@ def _alkylation_problem(proposal: Proposal) -> str | None:
     return "alkylation without an sp3 carbon that loses a leaving group at the new bond"
 
 
+def _acyl_donor_amine_problem(proposal: Proposal) -> str | None:
+    """Any N-acylation (whatever the template calls itself): the acyl donor must not carry a free aliphatic
+    amine of its own, or it couples with itself (an unprotected amino acid: tocainide from alanine)."""
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            if c[0] == n[0] or proposal.atom(c).GetSymbol() != "C" or proposal.atom(n).GetSymbol() != "N":
+                continue
+            donor = proposal.reactants[c[0]]
+            if _matches_at(donor, _ACYL_DONOR, c[1]) and donor.HasSubstructMatch(_pattern(_ALIPHATIC_AMINE_NH)):
+                return "amide coupling of an acyl donor that carries a free aliphatic amine (protect it first)"
+    return None
+
+
+def _reductive_amination_problem(proposal: Proposal) -> str | None:
+    """A reductive amination at its new C-N bond: an amine N-H meets an aldehyde/ketone carbon or an sp3
+    carbinol carbon (borrowing hydrogen), which becomes an sp3 carbon without a defined stereocentre (the
+    step sets none): no phenol carbon, no amide nitrogen."""
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            atom, nitrogen = proposal.atom(c), proposal.atom(n)
+            if atom.GetSymbol() != "C" or nitrogen.GetSymbol() != "N":
+                continue
+            carbonyl = _carbonyl(atom) and not any(nb.GetSymbol() not in ("C", "O") for nb in atom.GetNeighbors())
+            carbinol = (_sp3(atom) and any(nb.GetSymbol() == "O" and nb.GetTotalNumHs() for nb in proposal.leaving(c)))
+            amine = _matches_at(proposal.reactants[n[0]], _AMINE_NH, n[1])
+            if not ((carbonyl or carbinol) and amine):
+                continue
+            made = proposal.product.GetAtomWithIdx(proposal._product_index(atom))
+            if made.GetChiralTag() != Chem.ChiralType.CHI_UNSPECIFIED:
+                return "a reductive amination claiming a defined stereocentre at its new C-N bond"
+            return None
+    return "reductive amination without an amine N-H and a carbonyl or alcohol carbon at the new C-N bond"
+
+
+def _carbonyl(atom: Chem.Atom) -> bool:
+    return atom.GetSymbol() == "C" and any(
+        b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(atom).GetSymbol() == "O" for b in atom.GetBonds())
+
+
+def _sp3(atom: Chem.Atom) -> bool:
+    return atom.GetSymbol() == "C" and not atom.GetIsAromatic() and atom.GetHybridization() == Chem.HybridizationType.SP3
+
+
+def _organometal_problem(proposal: Proposal) -> str | None:
+    """An organometal (Zn, Mg, Li) reagent cannot carry an acidic O-H or N-H: it would protonate itself."""
+    for mol in proposal.reactants:
+        if any(a.GetSymbol() in ("Zn", "Mg", "Li") for a in mol.GetAtoms()) \
+                and mol.HasSubstructMatch(_pattern(_ACIDIC_H)):
+            return "an organozinc, -magnesium or -lithium reagent that carries an acidic O-H or N-H"
+    return None
+
+
+def _makes_acid_derivative(proposal: Proposal) -> bool:
+    """Whether a carbonyl carbon at the reaction centre is, in the product, an acid/ester/amide carbon."""
+    for end in proposal.centre:
+        atom = proposal.atom(end)
+        if atom.GetSymbol() != "C":
+            continue
+        made = proposal.product.GetAtomWithIdx(proposal._product_index(atom))
+        if _carbonyl(made) and any(nb.GetSymbol() in ("O", "N", "S", "Cl", "Br", "I", "F")
+                                   and proposal.product.GetBondBetweenAtoms(made.GetIdx(), nb.GetIdx()).GetBondType()
+                                   == Chem.BondType.SINGLE for nb in made.GetNeighbors()):
+            return True
+    return False
+
+
+def _competing_amine_problem(proposal: Proposal) -> str | None:
+    """An N-arylation of an amide, carbamate or aryl N-H while a partner carries a free aliphatic amine:
+    the more nucleophilic amine is arylated instead (tocainide's unprotected alaninamide)."""
+    aliphatic = _pattern(_ALIPHATIC_AMINE_NH)
+    for a, b in proposal.formed_bonds:
+        for n in (a, b):
+            if proposal.atom(n).GetSymbol() != "N" or _matches_at(proposal.reactants[n[0]], _ALIPHATIC_AMINE_NH, n[1]):
+                continue
+            for i, mol in enumerate(proposal.reactants):
+                if any((i, m[0]) != n for m in mol.GetSubstructMatches(aliphatic)):
+                    return "an N-arylation beside a free aliphatic amine (it is arylated instead: protect it)"
+    return None
+
+
+def _pd_leaving_problem(proposal: Proposal) -> str | None:
+    """A palladium coupling beside an allylic or benzylic halide/sulfonate away from its bond: Pd(0) takes
+    that one first (a pi-allyl or benzyl complex)."""
+    centre = proposal.centre
+    pattern = _pattern(_ALLYLIC_LEAVING)
+    for i, mol in enumerate(proposal.reactants):
+        for match in mol.GetSubstructMatches(pattern):
+            if (i, match[0]) not in centre:
+                return "a Pd coupling with an allylic or benzylic leaving group elsewhere in a partner"
+    return None
+
+
+def _michael_problem(proposal: Proposal) -> str | None:
+    """A Michael addition at its new bond: the carbon was a C=C whose other end carries an acceptor group."""
+    ewg = _pattern(_MICHAEL_EWG)
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            mol = proposal.reactants[c[0]]
+            for bond in atom.GetBonds():
+                if bond.GetBondType() != Chem.BondType.DOUBLE or bond.GetOtherAtom(atom).GetSymbol() != "C":
+                    continue
+                alpha = bond.GetOtherAtom(atom)
+                hits = {m[0] for m in mol.GetSubstructMatches(ewg)}
+                if any(nb.GetIdx() in hits for nb in alpha.GetNeighbors() if nb.GetIdx() != atom.GetIdx()):
+                    return None
+    return "michael addition to an alkene without an acceptor group (no conjugated C=O, C#N, SO2, NO2)"
+
+
+def _aldehyde_problem(proposal: Proposal) -> str | None:
+    """An aldehyde template at its new bond: a carbonyl carbon with no second heteroatom (no formic acid,
+    ester or amide in the aldehyde's place)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if atom.GetSymbol() == "C" and any(
+                    bd.GetBondType() == Chem.BondType.DOUBLE and bd.GetOtherAtom(atom).GetSymbol() == "O"
+                    for bd in atom.GetBonds()):
+                hetero = [nb for nb in atom.GetNeighbors() if nb.GetSymbol() not in ("C", "H")
+                          and atom.GetOwningMol().GetBondBetweenAtoms(atom.GetIdx(), nb.GetIdx()).GetBondType()
+                          == Chem.BondType.SINGLE]
+                if hetero:
+                    return "an aldehyde template applied to an acid, ester or amide carbonyl"
+    return None
+
+
+def _halogenation_problem(proposal: Proposal) -> str | None:
+    """A C-halogen bond made at a carbon that loses nothing (a C-H halogenation) needs X2, an N-X or S-X
+    reagent: hydrogen halides and halide ions only displace leaving groups."""
+    for a, b in proposal.formed_bonds:
+        for c, x in ((a, b), (b, a)):
+            if proposal.atom(c).GetSymbol() != "C" or proposal.atom(x).GetSymbol() not in ("F", "Cl", "Br", "I"):
+                continue
+            if not proposal.leaving(c) and proposal.atom(x).GetDegree() == 0:
+                return "a C-H halogenation from a hydrogen halide or halide ion (needs X2, NXS or SO2X2)"
+    return None
+
+
 def reaction_problem(name: str, reaction_class: str, amide_coupling: bool, forward_smirks: str,
                      proposal: Proposal) -> str | None:
     """Why this proposal is chemically wrong for its template (the reaction centre does not fit), or None."""
@@ -385,6 +550,39 @@ def reaction_problem(name: str, reaction_class: str, amide_coupling: bool, forwa
             return problem
     if lowered.startswith(_ALKYLATIONS):
         problem = _alkylation_problem(proposal)
+        if problem:
+            return problem
+    if "michael" in lowered and "aromatic" not in lowered:
+        problem = _michael_problem(proposal)
+        if problem:
+            return problem
+    if "aldehyde" in lowered:
+        problem = _aldehyde_problem(proposal)
+        if problem:
+            return problem
+    problem = _halogenation_problem(proposal) or _acyl_donor_amine_problem(proposal)
+    if problem:
+        return problem
+    if ("to aldehyde" in lowered or "to ketone" in lowered or "aldehydes and ketones" in lowered) \
+            and _makes_acid_derivative(proposal):
+        return "an aldehyde/ketone template whose carbonyl is an acid, ester or amide carbon"
+    if lowered in _NO_SYNTHESIS_STEP:
+        return f"{lowered} only removes a group the precursor need never have had (not a synthesis step)"
+    if "reductive amination" in lowered:
+        problem = _reductive_amination_problem(proposal)
+        if problem:
+            return problem
+    problem = _organometal_problem(proposal)
+    if problem:
+        return problem
+    if "ortho metalation" in lowered and any(m.HasSubstructMatch(_pattern(_ACIDIC_H)) for m in reactants):
+        return "an ortho metalation of an arene that carries an acidic O-H or N-H (the base takes that first)"
+    if any(word in lowered for word in _PD_COUPLINGS):
+        problem = _pd_leaving_problem(proposal)
+        if problem:
+            return problem
+    if any(word in lowered for word in ("buchwald", "ullmann", "goldberg", "chan-lam", "chan lam")):
+        problem = _competing_amine_problem(proposal)
         if problem:
             return problem
     if "nitrile" in lowered and any(m.HasSubstructMatch(_pattern(_CYANATE_ESTER)) for m in (product, *reactants)):

@@ -43,6 +43,8 @@ def core_patterns(target_smiles: str) -> tuple[str, ...]:
     if mol is None:
         return ()
     centres = {i for i, _ in Chem.FindMolChiralCenters(mol, includeUnassigned=True, useLegacyImplementation=False)}
+    mol = Chem.Mol(mol)
+    Chem.RemoveStereochemistry(mol)  # a stereo atom's SMARTS ([C@H]) would also fix its H count
     out = []
     for atoms, rings in _ring_systems(mol):
         if rings < MIN_RINGS or len(centres & atoms) < MIN_STEREOCENTRES:

@@ -420,3 +420,58 @@ def test_the_same_search_at_a_tenth_of_a_core_gives_the_same_answer():
     assert (slow.solved, slow.steps, slow.route, slow.reason, slow.cacheable) == \
         (fast.solved, fast.steps, fast.route, fast.reason, fast.cacheable)
     assert fast.reason.startswith(("iteration limit (2) reached", "no route to purchasable"))
+
+
+def test_what_a_chemist_refuses_in_the_held_out_drugs_routes():
+    """Each rule here refused a route found for a held-out drug (benchmarks/retro_validation/holdout/)."""
+    fgi = "Functional Group Interconversion"
+    # ephedrine by an aza-Michael addition to an allylic alcohol (no acceptor group)
+    michael = "[*:1]-[N;H2;D1;+0:2].[CX3;+0:3]=[CX3;!H2;+0:4]>>[*:1]-[N;H1;D2;+0:2]-[CX4;+0:3]-[CX4;+0:4]"
+    assert "michael addition to an alkene without an acceptor" in _problem(
+        "aza-Michael addition primary", michael, "[CH3:1][NH:2][CH:3]([CH3:4])[CH3:5]",
+        "[CH3:1][NH2:2].[CH:3](=[CH2:4])[CH3:5]", reaction_class=fgi)
+    assert _problem("aza-Michael addition primary", michael, "[CH3:1][NH:2][CH2:3][CH2:4][C:5](=[O:6])[CH3:7]",
+                    "[CH3:1][NH2:2].[CH2:3]=[CH:4][C:5](=[O:6])[CH3:7]", reaction_class=fgi) is None
+    # felbinac's CH2-COOH 'coupled' from formic acid as the aldehyde
+    aldehyde = "[CH3;D1;+0:1]-[c;D3;+0:2].[C;H1;D2;+0:7]=[O;D1;H0:8]>>[C:7](=[O:8])-[CH2:1]-[c:2]"
+    assert "aldehyde template applied to an acid" in _problem(
+        "Csp3-Csp2 cross-coupling of alkylarenes to aldehydes", aldehyde,
+        f"[OH:19][C:17](=[O:18])[CH2:11]{BENZ}", f"[OH:19][CH:17]=[O:18].[CH3:11]{BENZ}", reaction_class="C-C Coupling")
+    # caffeine's chloromethane 'made' from methane and chloride ion
+    chlorination = "[#6;+0:1].[Cl;-1:2]>>[#6;+0:1]-[Cl;+0:2]"
+    assert "C-H halogenation from a hydrogen halide or halide ion" in _problem(
+        "Chlorination", chlorination, "[CH3:1][Cl:2]", "[CH4:1].[Cl-:2]", reaction_class=fgi)
+    # tocainide from unprotected alanine (the acid couples with itself)
+    amide = "[C:1](=[O:2])[OH].[N:3]>>[C:1](=[O:2])[N:3]"
+    assert "free aliphatic amine (protect it first)" in _problem(
+        "Amide formation", amide, "[CH3:1][CH:2]([NH2:3])[C:4](=[O:5])[NH:6][CH3:7]",
+        "[CH3:1][CH:2]([NH2:3])[C:4](=[O:5])O.[NH2:6][CH3:7]", amide=True)
+    # a reductive amination onto a phenol carbon, and one claiming the stereocentre it creates
+    borrowing = "[N;!H0:1].[#6:2][OH]>>[N:1][#6:2]"
+    assert "reductive amination without an amine" in _problem(
+        "Reductive amination with alcohol", borrowing, f"[NH2:11][C:12](=[O:13])[NH:14]{BENZ}",
+        f"[NH2:11][C:12](=[O:13])[NH2:14].O{BENZ}", reaction_class="Reduction")
+    assert "defined stereocentre" in _problem(
+        "Reductive amination with alcohol", borrowing, "[CH3:1][NH:2][C@@H:3]([CH3:4])[CH2:5][CH3:6]",
+        "[CH3:1][NH2:2].O[CH:3]([CH3:4])[CH2:5][CH3:6]", reaction_class="Reduction")
+    # cinnamyl chloride 'made' by protodeboronating a boronic acid
+    deboronation = "[c:1][B](O)O>>[c:1]"
+    assert "not a synthesis step" in _problem("Deboronation of boronic acids", deboronation,
+                                              f"[CH3:11]{BENZ}", f"[CH3:11][c:5]1[c:6](B(O)O)[cH:7][cH:8][cH:9][cH:10]1",
+                                              reaction_class="Deprotection")
+
+
+def test_unstable_precursors_are_no_building_blocks():
+    from mara_chem.scoring.retro.sanity import building_block_problem
+    from mara_chem.scoring.retro.semisynthesis import holds_core
+
+    mol = Chem.MolFromSmiles
+    assert "gem-diol" in building_block_problem(mol("CC(c1ccc(B(O)O)c(F)c1)C(O)O"))
+    assert building_block_problem(mol("OC(O)C(Cl)(Cl)Cl")) is None  # chloral hydrate is sold
+    assert "hemiaminal" in building_block_problem(mol("CC(N)C(O)Cl"))
+    assert "alkylates itself" in building_block_problem(mol("CC(C)NCC(O)COc1ccc(CCCl)cc1"))
+    assert building_block_problem(mol("CN(C)CCCl")) is None  # the commodity reagent (sold as its salt)
+    assert building_block_problem(mol("c1ccc(B2OC~CO2)cc1")) == "a query bond"
+    # salvinorin's core with a chlorine at a ring fusion carbon (no H there) is still its core
+    chloro = "CC(=O)O[C@H]1C[C@@H](C#N)[C@]2(C)CC[C@H]3C(=O)O[C@H](c4ccoc4)C[C@]3(C)[C@@]2(Cl)C1=O"
+    assert holds_core(SALVINORIN_A, mol(chloro))

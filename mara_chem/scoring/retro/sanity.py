@@ -1,26 +1,37 @@
 """What a chemist would refuse in a proposed reaction or building block, checked before the search may use it.
 
-Generic templates with wildcards fire where their named reaction cannot happen. Each proposal is checked
-against the chemistry its name promises (the reaction centre):
+Generic templates with wildcards fire where their named reaction cannot happen. Each proposal carries
+rdchiral's atom maps (``Proposal``), so it is checked at the bond it forms, not for a group somewhere in a
+molecule (the reaction centre):
 
-- **amide couplings** need an acyl donor (carboxylic acid, acyl halide, anhydride or ester: a carbonyl
-  carbon, so an alcohol is never "the acid", and not a carbonic half-ester or chloroformate) and an N-H
-  amine among the reactants;
-- **esterifications** (of carboxylic acids, Mitsunobu, Schotten-Baumann, transesterification) need the same
-  carboxylic acyl donor: saxitoxin's carbamate was "esterified" from carbamic acid, a Bloom false positive;
-- **nitrile reactions** (hydration, Schmidt, Pinner, reductions, ...) need a nitrile, and a cyanate ester (O-C#N)
-  is none: saxitoxin's carbamate was "hydrated" from a cyanate ester that a "Schmidt reaction" made;
-- **ring closures** only by a template that forms a ring itself: an intermolecular template applied
-  within one molecule (a hydrogenation, an esterification or a Mitsunobu reaction "closing" a ring) is
-  refused, as is any reduction, oxidation, (de)protection or interconversion that makes a ring;
-- **aryl couplings** (Suzuki, Stille, Hiyama, Negishi, Kumada, Heck, Sonogashira, Buchwald-Hartwig,
-  Ullmann, Chan-Lam) need an aryl or vinyl C-halide/triflate or C-B/Sn/Si partner on an sp2 carbon, so no
-  "Suzuki onto a carbinol".
+- the **template's own reactant side** is read back: each mapped reactant pattern of the forward SMIRKS must
+  match a reactant of its own at the centre (a reversed template keeps only its product side, so
+  ``{Schotten-Baumann_amide}``'s ``[C;$(C=O)][OH1]`` was lost and it cut any C-N bond);
+- **amide couplings** need an acyl donor carbon (carboxylic acid, acyl halide, anhydride or ester: not a
+  carbonic half-ester or chloroformate) and an amine N-H at the new C-N bond, and no N-acylation takes a donor
+  that carries a free aliphatic amine (an unprotected amino acid couples with itself);
+- **esterifications** need the acyl donor's carbon, or a carboxylic acid's O-H (Mitsunobu), at the new C-O bond;
+- **Suzuki, Stille, Hiyama** couplings need an aryl/vinyl organometal (B, Sn, Si) and an aryl/vinyl halide or
+  triflate at the two ends of the new bond (no "Suzuki onto a carbinol or a phenol carbon"); Negishi and
+  Kumada the organometal and the halide; Heck, Sonogashira, Buchwald-Hartwig, Ullmann an aryl/vinyl halide or
+  triflate at the bond; Chan-Lam an aryl boron; Pd couplings no allylic or benzylic leaving group elsewhere;
+  N-arylations no competing free aliphatic amine; organometals no acidic O-H or N-H;
+- **Friedel-Crafts acylations** a carboxylic acyl donor, **alkylations** an sp3 carbon losing its leaving
+  group, **Michael additions** an alkene with an acceptor group, **aldehyde** templates an aldehyde (not formic
+  acid), **aldehyde/ketone** templates no acid-derivative carbonyl, **reductive aminations** an amine and a
+  carbonyl or carbinol carbon and no claimed stereocentre at the new bond, **C-H halogenations** an
+  electrophilic halogen (not a halide ion), **ortho metalations** no acidic O-H/N-H;
+- **nitrile reactions** need a nitrile, and a cyanate ester (O-C#N) is none;
+- **ring closures** only by a template that forms a ring itself;
+- protodeboronation and deselenization are side reactions, not steps a chemist plans.
 
 Building blocks must be ordinary molecules: parsed and sanitised by RDKit, within the stock's element set
 (H B C N O F Si P S Cl Br I), every atom at a normal valence (no hypervalent Se, no 5-valent N), no radicals,
-isotopes or query features, no charges beyond nitro groups, N-oxides and ammonium salts, and (from 16 heavy
-atoms, above commodity reagents such as DCC) no cyanate ester, carbodiimide, acyl azide or dialkyl peroxide.
+isotopes, query atoms or bonds, no charges beyond nitro groups, N-oxides and ammonium salts, no gem-diols,
+open-chain hemiaminals or alpha-halo alcohols, and (from 16 heavy atoms, above commodity reagents such as DCC)
+no cyanate ester, carbodiimide, acyl azide, dialkyl peroxide, nor an amine beside an alkyl halide or sulfonate.
+The rules were written against the validation sets in ``benchmarks/retro_validation/``; routes they do not
+foresee (regio- and chemoselectivity beyond these cases) still need a chemist's reading.
 """
 
 from __future__ import annotations
@@ -46,8 +57,9 @@ _UNSTABLE = (("[#6]O[CX2]#[NX1]", "a cyanate ester"), ("[#6]N=C=N[#6]", "a carbo
              ("[#6]C(=O)N=[N+]=[N-]", "an acyl azide"), ("[#6]OO[#6]", "a dialkyl peroxide"))
 #: an open-chain carbon carrying OH and a halogen or amine N (a hemiaminal, an alpha-halo alcohol)
 _GEMINAL_OH_X = "[CX4;!R]([OX2H1])[Cl,Br,I,$([NX3;!R])]"
-#: a carbonyl's hydrate (a gem-diol) without the electron-poor neighbour that makes chloral hydrate isolable
-_GEM_DIOL = "[CX4;!$(C[CX4](Cl)(Cl)Cl);!$(C[CX3]=O);!$(C(C(F)(F)F))]([OX2H1])[OX2H1]"
+#: an open-chain carbonyl hydrate (a gem-diol) without the electron-poor neighbour that makes chloral hydrate
+#: isolable (ring hydrates beside electron-poor centres, saxitoxin's, are stable)
+_GEM_DIOL = "[CX4;!R;!$(C[CX4](Cl)(Cl)Cl);!$(C[CX3]=O);!$(C(C(F)(F)F))]([OX2H1])[OX2H1]"
 #: an aliphatic amine and an alkylating group in one molecule: it alkylates itself (metoprolol's
 #: 'chloroethyl' precursor with its free isopropylamine)
 _SELF_ALKYLATING = ("[NX3;+0;!$(N[a]);!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[#7,#8]);!$(NC#N)]",

@@ -442,12 +442,17 @@ def _sp3(atom: Chem.Atom) -> bool:
     return atom.GetSymbol() == "C" and not atom.GetIsAromatic() and atom.GetHybridization() == Chem.HybridizationType.SP3
 
 
-def _organometal_problem(proposal: Proposal) -> str | None:
-    """An organometal (Zn, Mg, Li) reagent cannot carry an acidic O-H or N-H: it would protonate itself."""
-    for mol in proposal.reactants:
-        if any(a.GetSymbol() in ("Zn", "Mg", "Li") for a in mol.GetAtoms()) \
-                and mol.HasSubstructMatch(_pattern(_ACIDIC_H)):
-            return "an organozinc, -magnesium or -lithium reagent that carries an acidic O-H or N-H"
+def _organometal_problem(proposal: Proposal, lowered: str) -> str | None:
+    """An organometal (Zn, Mg, Li) reagent cannot carry an O-H or N-H: it would protonate itself. Grignard and
+    organolithium templates write the halide the reagent is made from, so that halide is asked too."""
+    acidic = (_pattern(_ACIDIC_H), _pattern(_ALIPHATIC_AMINE_NH))
+    metal_made = any(word in lowered for word in ("grignard", "organolithium", "organometallic", "barbier"))
+    for i, mol in enumerate(proposal.reactants):
+        metal = any(a.GetSymbol() in ("Zn", "Mg", "Li") for a in mol.GetAtoms())
+        halide = metal_made and any(end[0] == i and _halide_or_sulfonate(proposal, end)
+                                    for bond in proposal.formed_bonds for end in bond)
+        if (metal or halide) and any(mol.HasSubstructMatch(p) for p in acidic):
+            return "an organozinc, -magnesium or -lithium reagent that carries an O-H or N-H"
     return None
 
 
@@ -584,7 +589,7 @@ def reaction_problem(name: str, reaction_class: str, amide_coupling: bool, forwa
         problem = _reductive_amination_problem(proposal)
         if problem:
             return problem
-    problem = _organometal_problem(proposal)
+    problem = _organometal_problem(proposal, lowered)
     if problem:
         return problem
     if "ortho metalation" in lowered and any(m.HasSubstructMatch(_pattern(_ACIDIC_H)) for m in reactants):

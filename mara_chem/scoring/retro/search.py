@@ -130,8 +130,10 @@ class RetroWorker(Worker[RetroSettings, RouteOutcome]):
             return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu, reason=reason, cacheable=False)
         reason = self._why_unsolved(graph, iterations, stock)
         if stock.refused_cores:
-            reason += ("; purchasable only as the target's own natural-product core (a semisynthesis, "
-                       f"allow_semisynthesis = true accepts it): {'.'.join(sorted(stock.refused_cores))}")
+            cores = sorted(stock.refused_cores, key=lambda c: (len(c), c))
+            more = f" and {len(cores) - 3} more" if len(cores) > 3 else ""
+            reason += ("; stock holds the target's own natural-product core (a semisynthesis, refused unless "
+                       f"allow_semisynthesis = true): {'.'.join(cores[:3])}{more}")
         return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu, reason=reason)
 
     def _bloom_only(self, route: list[dict[str, Any]]) -> list[str]:

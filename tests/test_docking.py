@@ -97,7 +97,7 @@ def test_pool_matches_serial_and_survives_a_timeout(serial_scores):
         executor = comp.executor
         executor.timeout_s = 0.05
         timed_out = comp([HALOPERIDOL])
-        assert math.isnan(timed_out.values[0]) and timed_out.reasons[0] == "vina_docking: timeout after 0.05 s"
+        assert math.isnan(timed_out.values[0]) and timed_out.reasons[0] == "vina_docking: timeout after 0.05 CPU s"
         executor.timeout_s = 120.0  # the killed worker was replaced; the pool goes on
         assert comp(FRAGMENTS[:1]).values[0] == serial_scores[0]
     finally:

@@ -11,6 +11,7 @@ import json
 import sqlite3
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,7 @@ def test_the_serial_executor_runs_the_worker_and_its_failures_are_its_own_outcom
     assert selenium.reason == "no MMFF94 parameters" and selenium.cacheable
     with _serial(timeout_s=1e-9) as executor:  # every molecule overruns: the worker's own failure type
         (late,) = executor.map(["CCO"])
-    assert type(late) is ConformerOutcome and late.reason == "timeout after 1e-09 s" and not late.cacheable
+    assert type(late) is ConformerOutcome and late.reason == "timeout after 1e-09 CPU s" and not late.cacheable
 
 
 def test_the_pool_agrees_with_serial_and_a_dead_worker_costs_one_molecule():
@@ -145,8 +146,37 @@ def test_a_retrosynthesis_timeout_is_a_route_outcome_and_scores_as_a_failure():
                                 "hard_timeout_s": 1e-9})
     try:
         (outcome,) = component.executor.map(["CC(=O)NC"])
-        assert type(outcome) is RouteOutcome and outcome.reason == "timeout after 1e-09 s" and not outcome.cacheable
+        assert type(outcome) is RouteOutcome and outcome.reason == "timeout after 1e-09 CPU s" and not outcome.cacheable
         result = component(["CC(=O)NC"])
-        assert result.reasons[0] == "retrosynthesis: timeout after 1e-09 s"
+        assert result.reasons[0] == "retrosynthesis: timeout after 1e-09 CPU s"
     finally:
         component.close()
+
+
+def test_a_cpu_clock_timeout_outlasts_a_busy_machine_and_a_wall_clock_one_does_not():
+    """A molecule that costs its worker well under the limit in CPU seconds, run at a tenth of a core (so it
+    takes longer than the limit in wall seconds): the CPU clock lets it finish with the serial answer, the
+    wall clock times it out."""
+    from cpu_throttle import Throttle
+
+    settings = ConformerSettings(n_conformers=1, seed=11)
+    with build_executor("serial", settings, worker_cls=ConformerEnergyWorker) as serial:
+        (expected,) = serial.map([FLEXIBLE])
+    limit = 1.0  # FLEXIBLE, one conformer: ~0.3 CPU s, so ~3 s of wall at a tenth of a core
+    for clock in ("cpu", "wall"):
+        with build_executor("pool", settings, n_workers=1, timeout_s=limit, timeout_clock=clock,
+                            worker_cls=ConformerEnergyWorker) as pool:
+            pool.start()
+            (worker,) = pool._state
+            with Throttle(worker.process.pid, share=0.1):
+                time.sleep(0.2)
+                (outcome,) = pool.map([FLEXIBLE])
+        if clock == "cpu":
+            assert outcome.energy == expected.energy and outcome.reason is None
+        else:
+            assert outcome.reason == f"timeout after {limit:g} s" and not outcome.cacheable
+
+
+def test_an_unknown_timeout_clock_is_refused():
+    with pytest.raises(ValueError, match="unknown timeout clock 'gpu'"):
+        _serial(timeout_clock="gpu")

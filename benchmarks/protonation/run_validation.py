@@ -1,8 +1,8 @@
 """Dominant microspecies at pH 7.4 of 59 drugs (``drugs.csv``: literature pKa values and their sources) against
-each installed protonation tool. A state is compared as (positive charges, negative charges); where a pKa lies
+each installed protonation tool, with the pKa the rules estimate for each site. A state is compared as (positive charges, negative charges); where a pKa lies
 within 0.4 of the pH both states are accepted (``expected`` lists them, "1:0|0:0").
 
-    python benchmarks/protonation/run_validation.py          # writes results.md and results.csv here
+    python benchmarks/protonation/run_validation.py --set drugs|holdout|piperidines   # writes results_<set>.md/.csv
 
 Exits 1 if the default tool (``pka_rules``) gets fewer than 90 % right.
 """
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import argparse
 import csv
+import datetime
+import platform
 import importlib.util
 import sys
 from pathlib import Path
@@ -36,9 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE)
     parser.add_argument("--ph", type=float, default=7.4)
-    parser.add_argument("--set", default="drugs", choices=["drugs", "holdout"],
-                        help="drugs.csv (the set the rules were written against) or holdout.csv (written after)")
+    parser.add_argument("--set", default="drugs", choices=["drugs", "holdout", "piperidines"],
+                        help="drugs.csv (the set the rules were written against), holdout.csv (written after) or "
+                             "piperidines.csv (N-alkyl piperidines and sulfonyl piperazines, written after the "
+                             "ring-path corrections)")
     args = parser.parse_args(argv)
+    from mara_chem.scoring.docking.pka_rules import charge_state
     from mara_chem.scoring.docking.protonation import PROTONATORS, protonate
 
     tools = [t for t in TOOLS if t in PROTONATORS.names() and importlib.util.find_spec(PROTONATORS.get(t).module or "rdkit")]
@@ -47,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     for row in rows:
         mol = Chem.MolFromSmiles(row["SMILES"])
         accepted = row["expected"].split("|")
-        out = {"name": row["name"], "class": row["class"], "pKa": row["pKa"], "expected": row["expected"]}
+        out = {"name": row["name"], "class": row["class"], "pKa": row["pKa"], "expected": row["expected"],
+               "rules_pKa": "; ".join(f"{s.kind} {s.pka:.1f}" for s, _ in charge_state(mol, args.ph)[1])}
         for tool in tools:
             try:
                 state = protonate(mol, args.ph, tool)
@@ -65,15 +71,17 @@ def main(argv: list[str] | None = None) -> int:
         writer.writerows(results)
     score = {t: sum(r[f"{t}_ok"] for r in results) for t in tools}
     lines = [f"# Dominant state at pH {args.ph}: {len(results)} drugs ({args.set}.csv)",
-             "", f"Command: `python benchmarks/protonation/run_validation.py --set {args.set}`. State = (positive:negative charges); "
+             "", f"Measured {datetime.date.today().isoformat()} ({platform.machine()} CPU). "
+             f"Command: `python benchmarks/protonation/run_validation.py --set {args.set}`. State = (positive:negative charges); "
              "`|` separates states accepted when a pKa is within 0.4 of the pH.", "",
              "| tool | right | share |", "|---|---:|---:|",
              *(f"| {t} | {score[t]}/{len(results)} | {score[t] / len(results):.0%} |" for t in tools), "",
-             "| drug | class | pKa (literature) | expected | " + " | ".join(tools) + " |",
-             "|---|---|---|---|" + "---|" * len(tools)]
+             "| drug | class | pKa (literature) | pKa (rules) | expected | " + " | ".join(tools) + " |",
+             "|---|---|---|---|---|" + "---|" * len(tools)]
     for r in results:
         cells = [f"{r[t]}{'' if r[f'{t}_ok'] else ' ✗'}" for t in tools]
-        lines.append(f"| {r['name']} | {r['class']} | {r['pKa']} | {r['expected']} | " + " | ".join(cells) + " |")
+        lines.append(f"| {r['name']} | {r['class']} | {r['pKa']} | {r['rules_pKa']} | {r['expected']} | "
+                     + " | ".join(cells) + " |")
     (args.out / f"results_{args.set}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return 0 if args.set == "holdout" or score.get("pka_rules", 0) >= 0.9 * len(results) else 1

@@ -19,6 +19,9 @@ count, the wall-clock cap only a safety net.
 from __future__ import annotations
 
 import argparse
+import datetime
+import platform
+import sys
 import time
 from pathlib import Path
 
@@ -56,7 +59,7 @@ def summary_table(df: pd.DataFrame) -> str:
         lines.append(f"| {confirmation} | {variant} | {GROUPS[group]} | {len(part)} | {int(part['solved'].sum())} | "
                      f"{part['solved'].mean():.0%} | {bloom} | {np.median(t):.2f} | {np.percentile(t, 95):.2f} | "
                      f"{int(part['reason'].fillna('').str.startswith('iteration limit').sum())} | "
-                     f"{int(part['reason'].fillna('').str.contains('safety time cap').sum())} |")
+                     f"{int(part['reason'].fillna('').str.contains('safety cap').sum())} |")
     return "\n".join(lines)
 
 
@@ -110,7 +113,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", nargs="+", default=list(REACTION_SETS), choices=REACTION_SETS)
     args = parser.parse_args(argv)
     mols = pd.read_csv(args.molecules)
-    blocks = read_building_blocks(args.building_blocks)
+    if args.building_blocks.is_file():
+        blocks = read_building_blocks(args.building_blocks)
+    elif "exact" in args.confirmations:
+        parser.error(f"{args.building_blocks} not found: `mara-chem data building-blocks` writes it "
+                     "(or run --confirmations none)")
+    else:
+        blocks = frozenset()
     parts = args.out / "parts"
     parts.mkdir(parents=True, exist_ok=True)
     frames = []
@@ -140,7 +149,8 @@ def main(argv: list[str] | None = None) -> int:
               f"building-block checks, stock zinc-instock-mini (kekulé, stereo-free, stereoisomer and tautomer forms, "
               f"<= {args.max_stock_heavy_atoms} heavy atoms and >= 1 fewer than the target; acyl halides as their acids) "
               f"plus the exact tier ({len(blocks):,} Enamine building blocks from {args.building_blocks.name}, molbloom's "
-              f"common reagents); {args.workers} worker(s)\n\n")
+              f"common reagents); {args.workers} worker(s); measured {datetime.date.today().isoformat()} on a "
+              f"{platform.machine()} CPU (`{' '.join(['python', 'benchmarks/retro_validation/run_validation.py', *(argv or sys.argv[1:])])}`)\n\n")
     (args.out / "results.md").write_text(header + table + "\n")
     print(table)
     return 0

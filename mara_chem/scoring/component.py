@@ -35,6 +35,14 @@ class Failure:
 
 
 @dataclass
+class Scored:
+    """A value with a note for the reason column (why a retrosynthesis scored 0: the search's reason)."""
+
+    value: float
+    note: str
+
+
+@dataclass
 class ComponentResult:
     values: np.ndarray  # raw values, NaN where scoring failed
     reasons: list[str | None] = field(default_factory=list)
@@ -101,6 +109,8 @@ class ScoringComponent(Registered, ABC):
         values = np.full(len(smiles), np.nan, dtype=float)
         reasons: list[str | None] = [None] * len(smiles)
         for i, out in enumerate(outputs):
+            note = out.note if isinstance(out, Scored) else None
+            out = out.value if isinstance(out, Scored) else out
             value = _as_float(out)
             if isinstance(out, Failure):
                 reasons[i] = f"{self.name}: {out.reason}"
@@ -108,6 +118,7 @@ class ScoringComponent(Registered, ABC):
                 reasons[i] = f"{self.name}: non-finite value {out!r}"
             else:
                 values[i] = value
+                reasons[i] = f"{self.name}: {note}" if note else None
         return ComponentResult(values, reasons)
 
     @property
@@ -117,7 +128,7 @@ class ScoringComponent(Registered, ABC):
         (no ``__func__``) and must keep receiving SMILES."""
         return getattr(self.score_batch, "__func__", None) is ScoringComponent.score_batch
 
-    def score_batch(self, smiles: list[str]) -> list[float | Failure]:
+    def score_batch(self, smiles: list[str]) -> list[float | Failure | Scored]:
         """Default hook: one molecule at a time through ``score_mol``; override for batched/parallel work."""
         return self._score_mols([to_mol(smi) for smi in smiles])
 

@@ -15,7 +15,7 @@ import logging
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -58,8 +58,13 @@ class VinaDockingParams(ComponentParams):
                                      "the score is the best one's")
     seed: int = Field(1, ge=1, description="Vina and ETKDG seed (Vina treats 0 as 'random', so 0 is refused)")
     timeout_s: float = Field(120.0, gt=0, allow_inf_nan=False,
-                             description="per ligand (preparation + docking); overrun = NaN. The pool and Ray stop "
-                             "an overrunning ligand; the serial executor cannot, it reports the overrun afterwards")
+                             description="per ligand (preparation + docking), in seconds of timeout_clock; overrun = "
+                             "NaN. The pool and Ray stop an overrunning ligand; the serial executor cannot, it "
+                             "reports the overrun afterwards")
+    timeout_clock: Literal["cpu", "wall"] = Field(
+        "cpu", description="cpu: the ligand's CPU seconds per Vina thread (a busy machine slows a docking but never "
+                           "times it out; 10 x the limit in wall seconds still ends a stuck worker; Ray counts wall "
+                           "seconds) | wall: wall-clock seconds")
     ph: float | None = Field(7.4, description="protonation pH; None docks the molecule as written")
     protonation: str = Field("pka_rules", description="pH tool: pka_rules (RDKit rule layer, validated on 86 drugs) | "
                                                       "dimorphite | molscrub (GPL-3) | openbabel (GPL-2)")
@@ -196,7 +201,7 @@ class VinaDocking(ExecutorCacheOwner, ScoringComponent):
             p = self.params
             self._executor = build_executor(
                 p.executor, self.settings, n_workers=p.n_workers, timeout_s=p.timeout_s, address=p.address,
-                worker_cls=VinaWorker,
+                timeout_clock=p.timeout_clock, worker_cls=VinaWorker,
             )
         return self._executor
 

@@ -1,7 +1,10 @@
 """``retrosynthesis``: is there a route from the molecule to purchasable building blocks?
 
-Score 1 for a route found within the limits, 0 for none (``score = "graded"``: a one-step route scores 1,
-each further step costs 1/max_steps). The search (``mara_chem.scoring.retro``) applies rxn-insight's named
+Score 1 for a route found within the limits or a target the exact stock holds (purchasable, 0 steps), 0 for
+none (``score = "graded"``: a purchasable target or a one-step route scores 1, each further step costs
+1/max_steps). An unsolved molecule's 0 carries its reason to the reason column of the scores CSV and the
+oracle log; a route from the target's own natural-product core is a semisynthesis, refused unless
+``allow_semisynthesis``. The search (``mara_chem.scoring.retro``) applies rxn-insight's named
 reactions backwards (rdchiral) inside a syntheseus Retro*, MCTS or breadth-first search, with a stock of
 molbloom's ZINC in-stock filter plus an exact tier (an optional file of purchasable SMILES, the Enamine
 building blocks of ``building_blocks_file``, molbloom's common reagents). ``stock_confirmation = "exact"``
@@ -10,10 +13,10 @@ counts a filter hit only when the exact tier holds it; with ``"none"`` it counts
 allows amide couplings only, so every reaction of a route is one (the ALL-AMIDE protocol).
 
 The search is limited by ``max_iterations`` (deterministic: the same answer on a busy or an idle machine);
-``time_limit_s`` is a safety cap, and a molecule stopped by it is a failure with that reason (NaN, zero
+``time_limit_s`` is a safety cap in CPU seconds (load never cuts a search short), and a molecule stopped by it is a failure with that reason (NaN, zero
 reward when required) that is not cached. An unsolved molecule scores 0 and its routes-file record says
 why (no template applies / iteration limit / no purchasable building blocks within ``max_steps``) with
-the nearest missing building block. Each scored molecule's outcome (steps, routes found, seconds, and the best route's reactions with
+the nearest missing building block. Each scored molecule's outcome (with the input's ``id`` when it has one) (steps, routes found, seconds, and the best route's reactions with
 names and classes) is appended to ``routes_file``; set it to ``RUN_DIR/routes.jsonl`` and ``mara-chem
 report`` shows the routes of the hits. Workers run on the shared executors (``scoring.workers``: ``pool``
 or ``ray``).
@@ -31,7 +34,7 @@ from typing import Any
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from mara_chem.chem.smiles import to_mol
-from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
+from mara_chem.scoring.component import ComponentParams, Failure, Scored, ScoringComponent
 from mara_chem.scoring.retro.cache import RouteCache
 from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome, canonical_smiles_list
 from mara_chem.scoring.retro.exact_stock import read_building_blocks
@@ -57,8 +60,8 @@ class RetrosynthesisParams(ComponentParams):
 
     reactions: str = Field("any", description="any | amide_only (every reaction of the route an amide coupling)")
     algorithm: str = Field("retro_star", description="retro_star | mcts | bfs (syntheseus)")
-    time_limit_s: float = Field(300.0, gt=0, description="safety cap on search time per molecule (a hit is a "
-                                                         "failure, not cached); max_iterations is the limit")
+    time_limit_s: float = Field(300.0, gt=0, description="safety cap on a molecule's search, in CPU seconds (a hit "
+                                                         "is a failure, not cached); max_iterations is the limit")
     max_iterations: int = Field(200, ge=1, description="search iterations per molecule: the deterministic limit")
     max_steps: int = Field(5, ge=1, description="longest route accepted (reactions)")
     max_routes: int = Field(10, ge=1, description="routes extracted and counted per molecule")
@@ -76,6 +79,9 @@ class RetrosynthesisParams(ComponentParams):
                                                                "(`mara-chem data building-blocks` writes "
                                                                "data/enamine_building_blocks.csv): the exact tier")
     templates_file: str | None = Field(None, description="JSON-lines SMIRKS file; None: rxn-insight's bundled one")
+    allow_semisynthesis: bool = Field(False, description="a building block holding the target's natural-product "
+                                                         "core (salvinorin B for salvinorin A) counts; the route "
+                                                         "lists it under semisynthesis")
     executor: str = Field("pool", description="serial | pool | ray")
     n_workers: int | None = Field(None, ge=1, description="None: all cores (Ray with an address: all cluster CPUs)")
     address: str | None = Field(None, description="Ray cluster address; None: local")
@@ -151,12 +157,13 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
             max_stock_heavy_atoms=p.max_stock_heavy_atoms, stock_margin_heavy_atoms=p.stock_margin_heavy_atoms,
             purchasable_smiles=purchasable, stock_confirmation=p.stock_confirmation,
             building_blocks=read_building_blocks(p.building_blocks_file) if p.building_blocks_file else frozenset(),
-            templates_path=p.templates_file,
+            templates_path=p.templates_file, allow_semisynthesis=p.allow_semisynthesis,
         )
         self.fingerprint = self.settings.fingerprint()
         self.cache = RouteCache(p.cache_path, self.fingerprint) if p.cache_path else None
         self._executor: Executor[RetroSettings, RouteOutcome] | None = None
         self._routes_written: set[str] = set()
+        self._ids: dict[str, str] = {}
 
     @property
     def executor(self) -> Executor[RetroSettings, RouteOutcome]:
@@ -168,7 +175,10 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
                                             address=p.address, worker_cls=RetroWorker)
         return self._executor
 
-    def score_batch(self, smiles: list[str]) -> list[float | Failure]:
+    def name_molecules(self, ids: dict[str, str]) -> None:
+        self._ids.update(ids)
+
+    def score_batch(self, smiles: list[str]) -> list[float | Failure | Scored]:
         start = time.perf_counter()
         valid = [s for s in dict.fromkeys(smiles) if to_mol(s) is not None]
         outcomes, n_cached = map_with_cache(valid, self.cache, lambda: self.executor)
@@ -179,16 +189,21 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
                  len(valid), len(valid) - n_cached, n_cached, n_solved, time.perf_counter() - start)
         return [self._value(outcomes.get(s)) for s in smiles]
 
-    def _value(self, outcome: RouteOutcome | None) -> float | Failure:
+    def _value(self, outcome: RouteOutcome | None) -> float | Failure | Scored:
         if outcome is None:
             return Failure("invalid SMILES")
+        if outcome.purchasable:
+            return Scored(1.0, "purchasable (held by the exact stock)")
         if outcome.solved:
+            value = 1.0
             if self.params.score == "graded":
-                return (self.params.max_steps - outcome.steps + 1) / self.params.max_steps  # type: ignore[operator]
-            return 1.0
-        if not outcome.cacheable:  # stopped by the safety time cap: the machine's answer, not the molecule's
-            return Failure(outcome.reason or "search stopped by the safety time cap")
-        return 0.0  # unsolved; why (no template, iteration limit, nearest missing block) is in routes_file
+                value = (self.params.max_steps - outcome.steps + 1) / self.params.max_steps  # type: ignore[operator]
+            if outcome.semisynthesis:
+                return Scored(value, f"semisynthesis from {'.'.join(outcome.semisynthesis)}")
+            return value
+        if not outcome.cacheable:  # stopped by the safety cap: a pathological search, not the molecule's answer
+            return Failure(outcome.reason or "search stopped by the safety cap")
+        return Scored(0.0, outcome.reason or "no route")  # why: no template, iteration limit, nearest missing block
 
     def _write_routes(self, outcomes: list[RouteOutcome]) -> None:
         path = Path(self.params.routes_file)  # type: ignore[arg-type]
@@ -198,6 +213,9 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
                 if o.smiles in self._routes_written:
                     continue
                 record = json.loads(o.to_json())
+                ident = self._ids.get(o.smiles)
+                if ident:
+                    record = {"id": ident, **record}
                 record["reactions"] = self.params.reactions
                 handle.write(json.dumps(record) + "\n")
                 self._routes_written.add(o.smiles)

@@ -15,7 +15,11 @@ Bases (protonated when pKa > pH): aliphatic amines, from a base value (primary 1
 tertiary 10.3) lowered by what is near the nitrogen (Perrin-style increments): an aromatic carbon
 or C=C two bonds away (benzylic/allylic, -1.2), a carbonyl or sulfonyl two bonds away (-2.7), a nitrile
 two bonds away (-5), a C#C two bonds away (-2.5); three bonds away an O, a non-basic N or a S(=O) (-1.35
-each path), a basic N (-0.7), F (-1.7 each), Cl (-1.0), a carbonyl (-1.0). Amidines (12) and guanidines
+each path), an acyl or sulfonyl N (-1.5 / -1.7 each path: sildenafil's N-methylpiperazine, 6.5, stays neutral),
+a basic N (-0.7), F (-1.7 each), Cl (-1.0), a carbonyl (-1.0), an aromatic ring (-0.8 each path, a beta-aryl
+group), a C=C (-0.5); four bonds away, per path through sp3 carbons (a piperidine's 4-substituent has two),
+an O, an aromatic ring or a carbonyl (-0.4), a non-basic N (-0.6), a basic N (-0.3): haloperidol 8.3,
+risperidone 8.7, domperidone 8.5 (literature 8.3, 8.2-8.8, 7.9), where the base value alone gave 10.3. Amidines (12) and guanidines
 (13) are protonated unless a nitrogen carries an acyl, sulfonyl, cyano or nitro group (guanidines: an acyl
 group lowers to 8) or, for amidines, an aryl ring; a guanidine on a thiazole/heteroaryl C next to a ring N
 is 7.0. 4-Aminopyridines and 4-aminoquinolines (9.2 / 8.1) are protonated on the ring nitrogen; other
@@ -39,7 +43,7 @@ from rdkit.Chem.MolStandardize import rdMolStandardize
 
 
 #: bump when a rule changes (it is part of the docking cache key)
-RULES_VERSION = 1
+RULES_VERSION = 2  # 2: beta-aryl and homoallylic groups, gamma substituents per ring path, acyl/sulfonyl N
 
 
 @dataclass(frozen=True)
@@ -110,12 +114,45 @@ def _acyl_only(atom: Chem.Atom, skip: int) -> bool:
     return False
 
 
+def _sp3_carbon(atom: Chem.Atom) -> bool:
+    return atom.GetSymbol() == "C" and not atom.GetIsAromatic() and atom.GetHybridization() == Chem.HybridizationType.SP3
+
+
+def _sp3_paths(mol: Chem.Mol, n: int, distances, upto: int) -> dict[int, int]:  # noqa: ANN001
+    """Shortest paths from ``n`` to each atom within ``upto`` bonds whose inner atoms are all sp3 carbons: a
+    piperidine's 4-substituent is reached by two (one round each side of the ring), a chain's by one."""
+    paths = {n: 1}
+    for d in range(1, upto + 1):
+        for atom in mol.GetAtoms():
+            j = atom.GetIdx()
+            if distances[n][j] != d:
+                continue
+            paths[j] = sum(paths.get(k.GetIdx(), 0) for k in atom.GetNeighbors()
+                           if distances[n][k.GetIdx()] == d - 1 and (k.GetIdx() == n or _sp3_carbon(k)))
+    return paths
+
+
+def _carbonyl(atom: Chem.Atom, element: str = "O") -> bool:
+    return atom.GetSymbol() == "C" and any(
+        b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(atom).GetSymbol() == element for b in atom.GetBonds())
+
+
+def _n_substituent(atom: Chem.Atom) -> str | None:
+    """'sulfonyl' or 'acyl' when a (non-basic) nitrogen carries one, else None."""
+    for nb in atom.GetNeighbors():
+        if nb.GetSymbol() == "S" and sum(1 for b in nb.GetBonds() if b.GetBondType() == Chem.BondType.DOUBLE) >= 2:
+            return "sulfonyl"
+    return "acyl" if any(_carbonyl(nb) for nb in atom.GetNeighbors()) else None
+
+
 def _amine_pka(mol: Chem.Mol, n: int, distances) -> float:  # noqa: ANN001  (the distance matrix)
     atom = mol.GetAtomWithIdx(n)
     heavy = atom.GetDegree()
     pka = {1: 10.6, 2: 10.8}.get(heavy, 10.3)
     if atom.IsInRingSize(3):
         pka -= 2.5  # aziridine
+    basic = {i for (i,) in mol.GetSubstructMatches(_pattern(_AMINE))}
+    sp3_paths = _sp3_paths(mol, n, distances, 4)
     for other in mol.GetAtoms():
         j = other.GetIdx()
         d = distances[n][j]
@@ -141,15 +178,33 @@ def _amine_pka(mol: Chem.Mol, n: int, distances) -> float:  # noqa: ANN001  (the
             if sym == "O" or (sym == "S" and other.GetDegree() > 2):
                 pka -= 1.35 * paths
             elif sym == "N":
-                basic = mol.GetSubstructMatches(_pattern(_AMINE))
-                pka -= (0.7 if (j,) in basic else 1.35) * paths
+                withdrawn = _n_substituent(other)
+                step = {"sulfonyl": 1.7, "acyl": 1.5}.get(withdrawn, 0.7 if j in basic else 1.35)  # type: ignore[arg-type]
+                pka -= step * paths
             elif sym == "F" and paths:
                 pka -= 1.7
             elif sym == "Cl" and paths:
                 pka -= 1.0
-            elif sym == "C" and not other.GetIsAromatic() and any(
-                    b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(other).GetSymbol() == "O" for b in other.GetBonds()):
+            elif other.GetIsAromatic():
+                pka -= 0.8 * paths  # a beta-aryl group (phenethylamine 9.8 against ethylamine 10.7)
+            elif sym == "C" and _carbonyl(other):
                 pka -= 1.0
+            elif sym == "C" and _carbonyl(other, "C"):
+                pka -= 0.5 * paths  # a homoallylic C=C (amitriptyline)
+        elif d == 4:
+            # gamma substituents, per path through sp3 carbons: a piperidine's 4-substituent counts twice
+            # (4-hydroxypiperidine 9.9 against piperidine 11.1), which brings drug N-alkyl piperidines to ~8
+            paths = sp3_paths.get(j, 0)
+            if not paths:
+                continue
+            if sym == "O":
+                pka -= 0.4 * paths
+            elif sym == "N":
+                pka -= (0.3 if j in basic else 0.6) * paths
+            elif other.GetIsAromatic():
+                pka -= 0.4 * paths
+            elif sym == "C" and _carbonyl(other):
+                pka -= 0.4 * paths
     return pka
 
 

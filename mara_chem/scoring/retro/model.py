@@ -10,7 +10,8 @@ says; RDKit's plain ``RunReactants`` drops them).
    C-C couplings, deprotections, ...: roughly their frequency in medicinal chemistry);
 2. more reactants first (a convergent disconnection simplifies more than a rewrite of one molecule);
 3. smaller largest reactant first (a more even split);
-4. template order in the file.
+4. template order in the file;
+5. the reactants' SMILES (so the ranking is the same in every process: rdchiral's outcomes are a set).
 Proposals are dropped when a reactant does not sanitize or keeps a wildcard atom or a radical, when the reactants
 have fewer heavy atoms than the product (the template left out a reagent that supplies atoms), or when the
 reaction centre does not fit the template's chemistry (``sanity.reaction_problem``: an amide coupling
@@ -35,7 +36,7 @@ from syntheseus.interface.models import BackwardReactionModel
 from syntheseus.interface.molecule import Molecule
 from syntheseus.interface.reaction import SingleProductReaction
 
-from mara_chem.scoring.retro.sanity import reaction_problem
+from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
 from mara_chem.scoring.retro.templates import RetroTemplate, TemplateSet
 
 log = logging.getLogger(__name__)
@@ -87,17 +88,22 @@ class TemplateBackwardModel(BackwardReactionModel):
         for template, compiled in self._compiled:
             try:
                 with contextlib.redirect_stdout(io.StringIO()):  # rdchiral prints its debugging to stdout
-                    outcomes = rdchiralRun(compiled, target, combine_enantiomers=False)
+                    found_here = rdchiralRun(compiled, target, combine_enantiomers=False, return_mapped=True)
             except Exception:
                 continue
+            if not found_here:
+                continue  # rdchiral answers a plain [] when nothing matches
+            outcomes, mapped = found_here
             for smiles in outcomes:
                 reactants = _as_molecules(smiles)
                 if not reactants or product in reactants:
                     continue
                 if sum(m.rdkit_mol.GetNumHeavyAtoms() for m in reactants) < n_atoms:
                     continue  # a template that makes atoms from nothing (an unmapped reagent left out)
-                problem = reaction_problem(template.name, template.reaction_class, template.amide_coupling,
-                                           template.forward_smirks, product.rdkit_mol, [m.rdkit_mol for m in reactants])
+                proposal = _proposal(target.reactants, mapped.get(smiles))
+                problem = ("no atom-mapped outcome to check" if proposal is None else
+                           reaction_problem(template.name, template.reaction_class, template.amide_coupling,
+                                            template.forward_smirks, proposal))
                 if problem:
                     self.refused[problem] += 1
                     continue
@@ -106,7 +112,9 @@ class TemplateBackwardModel(BackwardReactionModel):
                 bag = Bag(reactants)
                 if bag not in found or key < found[bag][0]:
                     found[bag] = (key, template)
-        ranked = sorted(found.items(), key=lambda item: item[1][0])
+        # ties (one template at several sites) by the reactants' SMILES: rdchiral returns a set, whose order
+        # follows string hashes and so differs between processes
+        ranked = sorted(found.items(), key=lambda item: (item[1][0], ".".join(sorted(m.smiles for m in item[0]))))
         norm = sum(1.0 / (i + 1) for i in range(len(ranked)))
         reactions = []
         for rank, (bag, (_, template)) in enumerate(ranked):
@@ -120,13 +128,22 @@ class TemplateBackwardModel(BackwardReactionModel):
         return reactions
 
 
+def _proposal(mapped_product: Chem.Mol, mapped: tuple[str, tuple] | None) -> Proposal | None:
+    """The proposal with rdchiral's atom maps (product atoms numbered index + 1, leaving groups 900 up)."""
+    if mapped is None:
+        return None
+    pieces = [Chem.MolFromSmiles(piece) for piece in mapped[0].split(".")]
+    return None if any(p is None for p in pieces) else Proposal(mapped_product, tuple(pieces))
+
+
 def _as_molecules(smiles: str) -> list[Molecule]:
     """syntheseus molecules of a dot-separated outcome; empty when a piece does not sanitize or keeps a
-    template wildcard (``*``) or a radical."""
+    template wildcard (``*``), a query bond (``~``) or a radical."""
     mols = []
     for piece in smiles.split("."):
         mol = Chem.MolFromSmiles(piece)
-        if mol is None or any(atom.GetAtomicNum() == 0 or atom.GetNumRadicalElectrons() for atom in mol.GetAtoms()):
-            return []
+        if mol is None or any(atom.GetAtomicNum() == 0 or atom.GetNumRadicalElectrons() for atom in mol.GetAtoms()) \
+                or any(bond.HasQuery() for bond in mol.GetBonds()):
+            return []  # a wildcard, a radical, or a template's '~' any-bond left in the outcome
         mols.append(Molecule(piece))
     return mols

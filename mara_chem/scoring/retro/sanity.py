@@ -1,32 +1,45 @@
 """What a chemist would refuse in a proposed reaction or building block, checked before the search may use it.
 
-Generic templates with wildcards fire where their named reaction cannot happen. Each proposal is checked
-against the chemistry its name promises (the reaction centre):
+Generic templates with wildcards fire where their named reaction cannot happen. Each proposal carries
+rdchiral's atom maps (``Proposal``), so it is checked at the bond it forms, not for a group somewhere in a
+molecule (the reaction centre):
 
-- **amide couplings** need an acyl donor (carboxylic acid, acyl halide, anhydride or ester: a carbonyl
-  carbon, so an alcohol is never "the acid", and not a carbonic half-ester or chloroformate) and an N-H
-  amine among the reactants;
-- **esterifications** (of carboxylic acids, Mitsunobu, Schotten-Baumann, transesterification) need the same
-  carboxylic acyl donor: saxitoxin's carbamate was "esterified" from carbamic acid, a Bloom false positive;
-- **nitrile reactions** (hydration, Schmidt, Pinner, reductions, ...) need a nitrile, and a cyanate ester (O-C#N)
-  is none: saxitoxin's carbamate was "hydrated" from a cyanate ester that a "Schmidt reaction" made;
-- **ring closures** only by a template that forms a ring itself: an intermolecular template applied
-  within one molecule (a hydrogenation, an esterification or a Mitsunobu reaction "closing" a ring) is
-  refused, as is any reduction, oxidation, (de)protection or interconversion that makes a ring;
-- **aryl couplings** (Suzuki, Stille, Hiyama, Negishi, Kumada, Heck, Sonogashira, Buchwald-Hartwig,
-  Ullmann, Chan-Lam) need an aryl or vinyl C-halide/triflate or C-B/Sn/Si partner on an sp2 carbon, so no
-  "Suzuki onto a carbinol".
+- the **template's own reactant side** is read back: each mapped reactant pattern of the forward SMIRKS must
+  match a reactant of its own at the centre (a reversed template keeps only its product side, so
+  ``{Schotten-Baumann_amide}``'s ``[C;$(C=O)][OH1]`` was lost and it cut any C-N bond);
+- **amide couplings** need an acyl donor carbon (carboxylic acid, acyl halide, anhydride or ester: not a
+  carbonic half-ester or chloroformate) and an amine N-H at the new C-N bond, and no N-acylation takes a donor
+  that carries a free aliphatic amine (an unprotected amino acid couples with itself);
+- **esterifications** need the acyl donor's carbon, or a carboxylic acid's O-H (Mitsunobu), at the new C-O bond;
+- **Suzuki, Stille, Hiyama** couplings need an aryl/vinyl organometal (B, Sn, Si) and an aryl/vinyl halide or
+  triflate at the two ends of the new bond (no "Suzuki onto a carbinol or a phenol carbon"); Negishi and
+  Kumada the organometal and the halide; Heck, Sonogashira, Buchwald-Hartwig, Ullmann an aryl/vinyl halide or
+  triflate at the bond; Chan-Lam an aryl boron; Pd couplings no allylic or benzylic leaving group elsewhere;
+  N-arylations no competing free aliphatic amine; organometals no acidic O-H or N-H;
+- **Friedel-Crafts acylations** a carboxylic acyl donor, **alkylations** an sp3 carbon losing its leaving
+  group, **Michael additions** an alkene with an acceptor group, **aldehyde** templates an aldehyde (not formic
+  acid), **aldehyde/ketone** templates no acid-derivative carbonyl, **reductive aminations** an amine and a
+  carbonyl or carbinol carbon and no claimed stereocentre at the new bond, **C-H halogenations** an
+  electrophilic halogen (not a halide ion), **ortho metalations** no acidic O-H/N-H;
+- **nitrile reactions** need a nitrile, and a cyanate ester (O-C#N) is none;
+- **ring closures** only by a template that forms a ring itself;
+- protodeboronation and deselenization are side reactions, not steps a chemist plans.
 
 Building blocks must be ordinary molecules: parsed and sanitised by RDKit, within the stock's element set
 (H B C N O F Si P S Cl Br I), every atom at a normal valence (no hypervalent Se, no 5-valent N), no radicals,
-isotopes or query features, no charges beyond nitro groups, N-oxides and ammonium salts, and (from 16 heavy
-atoms, above commodity reagents such as DCC) no cyanate ester, carbodiimide, acyl azide or dialkyl peroxide.
+isotopes, query atoms or bonds, no charges beyond nitro groups, N-oxides and ammonium salts, no gem-diols,
+open-chain hemiaminals or alpha-halo alcohols, and (from 16 heavy atoms, above commodity reagents such as DCC)
+no cyanate ester, carbodiimide, acyl azide, dialkyl peroxide, nor an amine beside an alkyl halide or sulfonate.
+The rules were written against the validation sets in ``benchmarks/retro_validation/``; routes they do not
+foresee (regio- and chemoselectivity beyond these cases) still need a chemist's reading.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from itertools import product
 
 from rdkit import Chem
 from rdkit.Chem import rdMolDescriptors
@@ -42,6 +55,15 @@ _ALLOWED_CHARGED = ("[N+](=O)[O-]", "[n+][O-]", "[N+][O-]", "[NX4+]", "[nH+]", "
 #: commodity reagents carrying them (DCC, EDC: at most 15 heavy atoms) are left alone
 _UNSTABLE = (("[#6]O[CX2]#[NX1]", "a cyanate ester"), ("[#6]N=C=N[#6]", "a carbodiimide"),
              ("[#6]C(=O)N=[N+]=[N-]", "an acyl azide"), ("[#6]OO[#6]", "a dialkyl peroxide"))
+#: an open-chain carbon carrying OH and a halogen or amine N (a hemiaminal, an alpha-halo alcohol)
+_GEMINAL_OH_X = "[CX4;!R]([OX2H1])[Cl,Br,I,$([NX3;!R])]"
+#: an open-chain carbonyl hydrate (a gem-diol) without the electron-poor neighbour that makes chloral hydrate
+#: isolable (ring hydrates beside electron-poor centres, saxitoxin's, are stable)
+_GEM_DIOL = "[CX4;!R;!$(C[CX4](Cl)(Cl)Cl);!$(C[CX3]=O);!$(C(C(F)(F)F))]([OX2H1])[OX2H1]"
+#: an aliphatic amine and an alkylating group in one molecule: it alkylates itself (metoprolol's
+#: 'chloroethyl' precursor with its free isopropylamine)
+_SELF_ALKYLATING = ("[NX3;+0;!$(N[a]);!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[#7,#8]);!$(NC#N)]",
+                    "[CX4;!$(C(F)(F))][Cl,Br,I,$(OS(=O)(=O)[#6])]")
 _UNSTABLE_MIN_ATOMS = 16
 #: a carboxylic acyl donor; a carbonyl with a second heteroatom (a carbonic half-ester, a chloroformate, a
 #: carbamic acid) is none: physostigmine's carbamate was "coupled" from an aryl hydrogen carbonate
@@ -53,10 +75,29 @@ _CARBOXYLIC_ESTERIFICATIONS = frozenset({
     "acetic anhydride and alcohol to ester"})
 _CYANATE_ESTER = "[#6]O[CX2]#[NX1]"
 _AMINE_NH = "[NX3;!H0;!$(N[N,O]);!$(NC=[O,S])]"
+_ALIPHATIC_AMINE_NH = "[NX3;!H0;+0;!$(N[a]);!$(N[N,O,S]);!$(N[#6]=[#7,#8,#16])]"
+#: templates that are side reactions, not steps a chemist plans: a route 'made' a commodity (cinnamyl chloride)
+#: by protodeboronating its boronic acid
+_NO_SYNTHESIS_STEP = frozenset({"deboronation of boronic acids", "deboronation of boronic esters", "deselenization"})
+#: an allylic or benzylic halide or sulfonate (first atom: the carbon)
+_ALLYLIC_LEAVING = "[CX4;$(C-[CX3]=[CX3]),$(C-c)][Cl,Br,I,$(OS(=O)(=O)[#6])]"
+#: couplings run on palladium (the Pd(0) step)
+_PD_COUPLINGS = ("suzuki", "stille", "hiyama", "negishi", "heck", "sonogashira", "buchwald")
+#: an acidic O-H or N-H that a lithium base takes before any ortho C-H
+_ACIDIC_H = "[$([OX2H1]),$([NX3;!H0;$(N[a]),$(NC=O),$(NS(=O)=O)]),$([nH])]"
+#: what makes an alkene a Michael acceptor: a conjugated carbonyl, nitrile, sulfonyl, nitro or azine
+_MICHAEL_EWG = "[$([CX3]=[O,S]),$(C#N),$([SX4](=O)=O),$([N+](=O)[O-]),$(c:n),$(P(=O))]"
 _ARYL_COUPLING_WORDS = ("suzuki", "stille", "hiyama", "negishi", "kumada", "heck", "sonogashira", "buchwald",
                         "ullmann", "chan-lam", "chan lam")
-_SP2_LEAVING = "[$([c,$([CX3]=[#6])][Cl,Br,I]),$([c,$([CX3]=[#6])]OS(=O)(=O)C(F)(F)F)]"
-_SP2_METAL = "[$([c,$([CX3]=[#6])][B,Sn,Si,Zn,Mg])]"
+#: a carboxylic acid's O-H (not a carbonic or carbamic acid's): the nucleophile of a Mitsunobu esterification
+_CARBOXYLIC_OH = "[OX2H1][CX3;!$(C([OX2H1])(=O)[!#6])]=O"
+#: alkylations by an alkyl electrophile (name prefixes): the carbon of the new bond must be sp3 and lose a group
+_ALKYLATIONS = ("alkylation of amines", "n-alkylation", "s-alkylation", "williamson",
+                "friedel-crafts alkylation with halide")
+#: the organometal each named cross-coupling transfers
+_COUPLING_METALS = {"suzuki": ("B",), "stille": ("Sn",), "hiyama": ("Si",), "negishi": ("Zn",), "kumada": ("Mg",)}
+#: couplings whose two partners are both aryl/vinyl carbons (the organometal and the halide or triflate)
+_SP2_BOTH = ("suzuki", "stille", "hiyama")
 _RING_FORMING_CLASSES = ("Aromatic Heterocycle Formation",)
 
 
@@ -86,10 +127,16 @@ def building_block_problem(mol: Chem.Mol | None) -> str | None:
             return f"{symbol} with valence {atom.GetTotalValence()}"
     if any(bond.HasQuery() for bond in mol.GetBonds()):
         return "a query bond"
+    if mol.HasSubstructMatch(_pattern(_GEM_DIOL)):
+        return "a gem-diol (a carbonyl's hydrate, not a shelf compound)"
+    if mol.HasSubstructMatch(_pattern(_GEMINAL_OH_X)):
+        return "an open-chain hemiaminal or alpha-halo alcohol (it falls apart to its carbonyl)"
     if mol.GetNumHeavyAtoms() >= _UNSTABLE_MIN_ATOMS:
         for smarts, what in _UNSTABLE:
             if mol.HasSubstructMatch(_pattern(smarts)):
                 return f"{what} (not a shelf-stable building block)"
+        if all(mol.HasSubstructMatch(_pattern(smarts)) for smarts in _SELF_ALKYLATING):
+            return "an amine and an alkyl halide or sulfonate in one molecule (it alkylates itself)"
     return None
 
 
@@ -115,30 +162,448 @@ def template_forms_ring(forward_smirks: str) -> bool:
     return made > used
 
 
+
+@dataclass(frozen=True)
+class Proposal:
+    """One backward application with atom maps: each product atom carries a map number, and a reactant atom
+    the number of the product atom it becomes; reactant atoms with a number the product lacks (or none) are
+    the leaving groups. rdchiral writes proposals this way (``rdchiralRun(..., return_mapped=True)``)."""
+
+    product: Chem.Mol
+    reactants: tuple[Chem.Mol, ...]
+
+    @classmethod
+    def from_smiles(cls, product: str, reactants: str) -> "Proposal":
+        """From mapped SMILES (``[CH3:1][NH:2]...``); an unmapped product is numbered index + 1."""
+        mol = Chem.MolFromSmiles(product)
+        if mol is None:
+            raise ValueError(f"not a SMILES: {product}")
+        mapped = [a.GetAtomMapNum() for a in mol.GetAtoms()]
+        if not any(mapped):
+            for atom in mol.GetAtoms():
+                atom.SetAtomMapNum(atom.GetIdx() + 1)
+        elif not all(mapped) or len(set(mapped)) != len(mapped):
+            raise ValueError(f"every product atom needs its own map number: {product}")
+        parts = [Chem.MolFromSmiles(piece) for piece in reactants.split(".")]
+        if any(p is None for p in parts):
+            raise ValueError(f"not a SMILES: {reactants}")
+        return cls(mol, tuple(parts))
+
+    @cached_property
+    def _where(self) -> dict[int, tuple[int, int]]:
+        """Product map number -> (reactant, atom index) of the reactant atom it comes from."""
+        made = {a.GetAtomMapNum() for a in self.product.GetAtoms()}
+        return {a.GetAtomMapNum(): (i, a.GetIdx()) for i, m in enumerate(self.reactants) for a in m.GetAtoms()
+                if a.GetAtomMapNum() in made}
+
+    def in_product(self, reactant: int, atom: Chem.Atom) -> bool:
+        return self._where.get(atom.GetAtomMapNum()) == (reactant, atom.GetIdx())
+
+    @cached_property
+    def formed_bonds(self) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
+        """The product's bonds that no reactant has: pairs of (reactant, atom index) ends."""
+        formed = []
+        for bond in self.product.GetBonds():
+            a = self._where.get(bond.GetBeginAtom().GetAtomMapNum())
+            b = self._where.get(bond.GetEndAtom().GetAtomMapNum())
+            if a is None or b is None:
+                continue  # an atom the reactants do not supply (a reagent the template leaves out)
+            if a[0] != b[0] or self.reactants[a[0]].GetBondBetweenAtoms(a[1], b[1]) is None:
+                formed.append((a, b))
+        return tuple(formed)
+
+    @cached_property
+    def centre(self) -> frozenset[tuple[int, int]]:
+        """Reactant atoms whose bonds change: ends of the formed bonds, atoms that lose a leaving group or
+        change a bond order."""
+        atoms = {end for bond in self.formed_bonds for end in bond}
+        for i, mol in enumerate(self.reactants):
+            for bond in mol.GetBonds():
+                ends = [bond.GetBeginAtom(), bond.GetEndAtom()]
+                kept = [self.in_product(i, a) for a in ends]
+                if kept[0] != kept[1]:
+                    atoms.update((i, a.GetIdx()) for a, k in zip(ends, kept) if k)
+                elif all(kept):
+                    p = self.product.GetBondBetweenAtoms(*(self._product_index(a) for a in ends))
+                    if p is None or p.GetBondType() != bond.GetBondType():
+                        atoms.update((i, a.GetIdx()) for a in ends)
+        return frozenset(atoms)
+
+    @cached_property
+    def _product_atoms(self) -> dict[int, int]:
+        return {a.GetAtomMapNum(): a.GetIdx() for a in self.product.GetAtoms()}
+
+    def _product_index(self, atom: Chem.Atom) -> int:
+        return self._product_atoms[atom.GetAtomMapNum()]
+
+    def atom(self, end: tuple[int, int]) -> Chem.Atom:
+        return self.reactants[end[0]].GetAtomWithIdx(end[1])
+
+    def leaving(self, end: tuple[int, int]) -> list[Chem.Atom]:
+        """The neighbours of a reactant atom that do not reach the product (its leaving groups)."""
+        return [nb for nb in self.atom(end).GetNeighbors() if not self.in_product(end[0], nb)]
+
+    def unmapped(self) -> list[Chem.Mol]:
+        """The reactants without their atom maps (what the search sees)."""
+        out = []
+        for mol in self.reactants:
+            copy = Chem.Mol(mol)
+            for atom in copy.GetAtoms():
+                atom.SetAtomMapNum(0)
+            out.append(copy)
+        return out
+
+
+def _matches_at(mol: Chem.Mol, smarts: str, atom: int, position: int = 0) -> bool:
+    """Whether ``smarts`` matches ``mol`` with its atom ``position`` on ``atom``."""
+    return any(match[position] == atom for match in mol.GetSubstructMatches(_pattern(smarts), maxMatches=10_000))
+
+
+@lru_cache(maxsize=4096)
+def _mapped_reactant_templates(forward_smirks: str) -> tuple[Chem.Mol, ...]:
+    """The forward template's reactant patterns that carry mapped atoms (reagents without any are left out)."""
+    from rdkit.Chem import AllChem
+
+    rxn = AllChem.ReactionFromSmarts(forward_smirks)
+    out = []
+    for i in range(rxn.GetNumReactantTemplates()):
+        template = Chem.Mol(rxn.GetReactantTemplate(i))
+        if any(a.GetAtomMapNum() for a in template.GetAtoms()):
+            template.UpdatePropertyCache(strict=False)
+            Chem.FastFindRings(template)
+            out.append(template)
+    return tuple(out)
+
+
+def reactant_side_problem(forward_smirks: str, proposal: Proposal) -> str | None:
+    """The forward template's reactant side, read back onto the proposal: each of its mapped patterns must
+    match a reactant of its own at the reaction centre. A backward template carries only its product side,
+    so what the reactant side demands (``[C;$(C=O)][OH1]`` of an amide coupling, the aldehyde of a Petasis
+    reaction) is checked here."""
+    templates = _mapped_reactant_templates(forward_smirks)
+    fits: list[set[int]] = []
+    for template in templates:
+        fit = set()
+        for i, mol in enumerate(proposal.reactants):
+            if any((i, a) in proposal.centre for match in mol.GetSubstructMatches(template, maxMatches=10_000)
+                   for a in match):
+                fit.add(i)
+        if not fit:
+            return "a reactant does not meet the template's reactant side at the reaction centre"
+        fits.append(fit)
+    if len(proposal.reactants) >= len(templates) and not _distinct(fits):
+        return "a reactant does not meet the template's reactant side at the reaction centre"
+    return None
+
+
+def _distinct(fits: list[set[int]]) -> bool:
+    """Whether each pattern can take a reactant of its own (at most three patterns: brute force)."""
+    return any(len(set(choice)) == len(choice) for choice in product(*fits))
+
+
+def _sp2_carbon(atom: Chem.Atom) -> bool:
+    """An aryl or vinyl carbon."""
+    return atom.GetSymbol() == "C" and (atom.GetIsAromatic() or any(
+        b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(atom).GetSymbol() == "C" for b in atom.GetBonds()))
+
+
+def _halide_or_sulfonate(proposal: Proposal, end: tuple[int, int]) -> bool:
+    """The atom leaves with a halide (Cl, Br, I) or a triflate/sulfonate."""
+    for nb in proposal.leaving(end):
+        if nb.GetSymbol() in ("Cl", "Br", "I"):
+            return True
+        if nb.GetSymbol() == "O" and any(x.GetSymbol() == "S" and x.GetIdx() != end[1] for x in nb.GetNeighbors()):
+            return True
+    return False
+
+
+def _metal(proposal: Proposal, end: tuple[int, int], metals: tuple[str, ...]) -> bool:
+    return any(nb.GetSymbol() in metals for nb in proposal.leaving(end))
+
+
+def _coupling_problem(lowered: str, proposal: Proposal) -> str | None:
+    """An aryl coupling at the bond it forms: the named partners on aryl/vinyl carbons at its two ends."""
+    word = next((w for w in _COUPLING_METALS if w in lowered), None)
+    named = _COUPLING_METALS[word] if word else None
+    both = word in _SP2_BOTH
+    for a, b in proposal.formed_bonds:
+        for x, y in ((a, b), (b, a)):
+            ax, ay = proposal.atom(x), proposal.atom(y)
+            if named is not None and both:
+                if (_sp2_carbon(ax) and _metal(proposal, x, named) and _sp2_carbon(ay)
+                        and _halide_or_sulfonate(proposal, y)):
+                    return None
+            elif named is not None:  # Negishi, Kumada: an organometal and a halide at the two ends
+                if _metal(proposal, x, named) and _halide_or_sulfonate(proposal, y):
+                    return None
+            elif "chan" in lowered:  # Chan-Lam: aryl boron + N-H/O-H
+                if _sp2_carbon(ax) and _metal(proposal, x, ("B",)) and ay.GetTotalNumHs() > 0:
+                    return None
+            elif _sp2_carbon(ax) and _halide_or_sulfonate(proposal, x):  # Heck, Sonogashira, Buchwald, Ullmann
+                return None
+    if named is not None and both:
+        return (f"{word} coupling without an aryl/vinyl {'/'.join(named)} partner and an aryl/vinyl "
+                "halide or triflate at the bond it forms")
+    return "aryl coupling without an aryl/vinyl halide, triflate or organometal partner at the bond it forms"
+
+
+def _amide_problem(proposal: Proposal) -> str | None:
+    """An amide coupling at its new C-N bond: an acyl donor carbon and an amine N-H nitrogen, the donor
+    without a free aliphatic amine of its own (an unprotected amino acid couples with itself)."""
+    donor_seen = False
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            if proposal.atom(c).GetSymbol() != "C" or proposal.atom(n).GetSymbol() != "N":
+                continue
+            if not _matches_at(proposal.reactants[c[0]], _ACYL_DONOR, c[1]):
+                continue
+            donor_seen = True
+            if _matches_at(proposal.reactants[n[0]], _AMINE_NH, n[1]):
+                return None
+    if not donor_seen:
+        return "amide coupling without an acyl donor (acid, acyl halide, anhydride or ester) at the new C-N bond"
+    return "amide coupling without an N-H amine at the new C-N bond"
+
+
+def _ester_problem(proposal: Proposal) -> str | None:
+    """An esterification at its new C-O bond: the acyl donor's carbon meets an alcohol O-H, or a carboxylic
+    acid's O-H meets the alcohol's carbon (Mitsunobu)."""
+    for a, b in proposal.formed_bonds:
+        for c, o in ((a, b), (b, a)):
+            if proposal.atom(c).GetSymbol() != "C" or proposal.atom(o).GetSymbol() != "O":
+                continue
+            if _matches_at(proposal.reactants[c[0]], _ACYL_DONOR, c[1]) and proposal.atom(o).GetTotalNumHs() > 0:
+                return None
+            if _matches_at(proposal.reactants[o[0]], _CARBOXYLIC_OH, o[1]):
+                return None
+    return "esterification without a carboxylic acyl donor (acid, acyl halide, anhydride or ester) at the new C-O bond"
+
+
+def _acylation_problem(proposal: Proposal) -> str | None:
+    """A Friedel-Crafts acylation at its new C-C bond: a carboxylic acyl donor's carbon (no carbamic acid)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            if _matches_at(proposal.reactants[c[0]], _ACYL_DONOR, c[1]):
+                return None
+    return "friedel-crafts acylation without a carboxylic acyl donor at the new C-C bond"
+
+
+def _alkylation_problem(proposal: Proposal) -> str | None:
+    """An alkylation at its new bond: an sp3 carbon that loses its leaving group (an acyl carbon is acylated)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if atom.GetSymbol() == "C" and atom.GetHybridization() == Chem.HybridizationType.SP3 \
+                    and proposal.leaving(c):
+                return None
+    return "alkylation without an sp3 carbon that loses a leaving group at the new bond"
+
+
+def _acyl_donor_amine_problem(proposal: Proposal) -> str | None:
+    """Any N-acylation (whatever the template calls itself): the acyl donor must not carry a free aliphatic
+    amine of its own, or it couples with itself (an unprotected amino acid: tocainide from alanine)."""
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            if c[0] == n[0] or proposal.atom(c).GetSymbol() != "C" or proposal.atom(n).GetSymbol() != "N":
+                continue
+            donor = proposal.reactants[c[0]]
+            if _matches_at(donor, _ACYL_DONOR, c[1]) and donor.HasSubstructMatch(_pattern(_ALIPHATIC_AMINE_NH)):
+                return "amide coupling of an acyl donor that carries a free aliphatic amine (protect it first)"
+    return None
+
+
+def _reductive_amination_problem(proposal: Proposal) -> str | None:
+    """A reductive amination at its new C-N bond: an amine N-H meets an aldehyde/ketone carbon or an sp3
+    carbinol carbon (borrowing hydrogen), which becomes an sp3 carbon without a defined stereocentre (the
+    step sets none): no phenol carbon, no amide nitrogen."""
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            atom, nitrogen = proposal.atom(c), proposal.atom(n)
+            if atom.GetSymbol() != "C" or nitrogen.GetSymbol() != "N":
+                continue
+            carbonyl = _carbonyl(atom) and not any(nb.GetSymbol() not in ("C", "O") for nb in atom.GetNeighbors())
+            carbinol = (_sp3(atom) and any(nb.GetSymbol() == "O" and nb.GetTotalNumHs() for nb in proposal.leaving(c)))
+            amine = _matches_at(proposal.reactants[n[0]], _AMINE_NH, n[1])
+            if not ((carbonyl or carbinol) and amine):
+                continue
+            made = proposal.product.GetAtomWithIdx(proposal._product_index(atom))
+            if made.GetChiralTag() != Chem.ChiralType.CHI_UNSPECIFIED:
+                return "a reductive amination claiming a defined stereocentre at its new C-N bond"
+            return None
+    return "reductive amination without an amine N-H and a carbonyl or alcohol carbon at the new C-N bond"
+
+
+def _carbonyl(atom: Chem.Atom) -> bool:
+    return atom.GetSymbol() == "C" and any(
+        b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(atom).GetSymbol() == "O" for b in atom.GetBonds())
+
+
+def _sp3(atom: Chem.Atom) -> bool:
+    return atom.GetSymbol() == "C" and not atom.GetIsAromatic() and atom.GetHybridization() == Chem.HybridizationType.SP3
+
+
+def _organometal_problem(proposal: Proposal, lowered: str) -> str | None:
+    """An organometal (Zn, Mg, Li) reagent cannot carry an O-H or N-H: it would protonate itself. Grignard and
+    organolithium templates write the halide the reagent is made from, so that halide is asked too."""
+    acidic = (_pattern(_ACIDIC_H), _pattern(_ALIPHATIC_AMINE_NH))
+    metal_made = any(word in lowered for word in ("grignard", "organolithium", "organometallic", "barbier"))
+    for i, mol in enumerate(proposal.reactants):
+        metal = any(a.GetSymbol() in ("Zn", "Mg", "Li") for a in mol.GetAtoms())
+        halide = metal_made and any(end[0] == i and _halide_or_sulfonate(proposal, end)
+                                    for bond in proposal.formed_bonds for end in bond)
+        if (metal or halide) and any(mol.HasSubstructMatch(p) for p in acidic):
+            return "an organozinc, -magnesium or -lithium reagent that carries an O-H or N-H"
+    return None
+
+
+def _makes_acid_derivative(proposal: Proposal) -> bool:
+    """Whether a carbonyl carbon at the reaction centre is, in the product, an acid/ester/amide carbon."""
+    for end in proposal.centre:
+        atom = proposal.atom(end)
+        if atom.GetSymbol() != "C":
+            continue
+        made = proposal.product.GetAtomWithIdx(proposal._product_index(atom))
+        if _carbonyl(made) and any(nb.GetSymbol() in ("O", "N", "S", "Cl", "Br", "I", "F")
+                                   and proposal.product.GetBondBetweenAtoms(made.GetIdx(), nb.GetIdx()).GetBondType()
+                                   == Chem.BondType.SINGLE for nb in made.GetNeighbors()):
+            return True
+    return False
+
+
+def _competing_amine_problem(proposal: Proposal) -> str | None:
+    """An N-arylation of an amide, carbamate or aryl N-H while a partner carries a free aliphatic amine:
+    the more nucleophilic amine is arylated instead (tocainide's unprotected alaninamide)."""
+    aliphatic = _pattern(_ALIPHATIC_AMINE_NH)
+    for a, b in proposal.formed_bonds:
+        for n in (a, b):
+            if proposal.atom(n).GetSymbol() != "N" or _matches_at(proposal.reactants[n[0]], _ALIPHATIC_AMINE_NH, n[1]):
+                continue
+            for i, mol in enumerate(proposal.reactants):
+                if any((i, m[0]) != n for m in mol.GetSubstructMatches(aliphatic)):
+                    return "an N-arylation beside a free aliphatic amine (it is arylated instead: protect it)"
+    return None
+
+
+def _pd_leaving_problem(proposal: Proposal) -> str | None:
+    """A palladium coupling beside an allylic or benzylic halide/sulfonate away from its bond: Pd(0) takes
+    that one first (a pi-allyl or benzyl complex)."""
+    centre = proposal.centre
+    pattern = _pattern(_ALLYLIC_LEAVING)
+    for i, mol in enumerate(proposal.reactants):
+        for match in mol.GetSubstructMatches(pattern):
+            if (i, match[0]) not in centre:
+                return "a Pd coupling with an allylic or benzylic leaving group elsewhere in a partner"
+    return None
+
+
+def _michael_problem(proposal: Proposal) -> str | None:
+    """A Michael addition at its new bond: the carbon was a C=C whose other end carries an acceptor group."""
+    ewg = _pattern(_MICHAEL_EWG)
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            mol = proposal.reactants[c[0]]
+            for bond in atom.GetBonds():
+                if bond.GetBondType() != Chem.BondType.DOUBLE or bond.GetOtherAtom(atom).GetSymbol() != "C":
+                    continue
+                alpha = bond.GetOtherAtom(atom)
+                hits = {m[0] for m in mol.GetSubstructMatches(ewg)}
+                if any(nb.GetIdx() in hits for nb in alpha.GetNeighbors() if nb.GetIdx() != atom.GetIdx()):
+                    return None
+    return "michael addition to an alkene without an acceptor group (no conjugated C=O, C#N, SO2, NO2)"
+
+
+def _aldehyde_problem(proposal: Proposal) -> str | None:
+    """An aldehyde template at its new bond: a carbonyl carbon with no second heteroatom (no formic acid,
+    ester or amide in the aldehyde's place)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if atom.GetSymbol() == "C" and any(
+                    bd.GetBondType() == Chem.BondType.DOUBLE and bd.GetOtherAtom(atom).GetSymbol() == "O"
+                    for bd in atom.GetBonds()):
+                hetero = [nb for nb in atom.GetNeighbors() if nb.GetSymbol() not in ("C", "H")
+                          and atom.GetOwningMol().GetBondBetweenAtoms(atom.GetIdx(), nb.GetIdx()).GetBondType()
+                          == Chem.BondType.SINGLE]
+                if hetero:
+                    return "an aldehyde template applied to an acid, ester or amide carbonyl"
+    return None
+
+
+def _halogenation_problem(proposal: Proposal) -> str | None:
+    """A C-halogen bond made at a carbon that loses nothing (a C-H halogenation) needs X2, an N-X or S-X
+    reagent: hydrogen halides and halide ions only displace leaving groups."""
+    for a, b in proposal.formed_bonds:
+        for c, x in ((a, b), (b, a)):
+            if proposal.atom(c).GetSymbol() != "C" or proposal.atom(x).GetSymbol() not in ("F", "Cl", "Br", "I"):
+                continue
+            if not proposal.leaving(c) and proposal.atom(x).GetDegree() == 0:
+                return "a C-H halogenation from a hydrogen halide or halide ion (needs X2, NXS or SO2X2)"
+    return None
+
+
 def reaction_problem(name: str, reaction_class: str, amide_coupling: bool, forward_smirks: str,
-                     product: Chem.Mol, reactants: Sequence[Chem.Mol]) -> str | None:
+                     proposal: Proposal) -> str | None:
     """Why this proposal is chemically wrong for its template (the reaction centre does not fit), or None."""
-    if amide_coupling:
-        if not any(m.HasSubstructMatch(_pattern(_ACYL_DONOR)) for m in reactants):
-            return "amide coupling without an acyl donor (acid, acyl halide, anhydride or ester)"
-        if not any(m.HasSubstructMatch(_pattern(_AMINE_NH)) for m in reactants) and not any(
-                Chem.MolToSmiles(m) == "N" for m in reactants):
-            return "amide coupling without an N-H amine"
-    if name.lower() in _CARBOXYLIC_ESTERIFICATIONS and not any(
-            m.HasSubstructMatch(_pattern(_ACYL_DONOR)) for m in reactants):
-        return "esterification without a carboxylic acyl donor (acid, acyl halide, anhydride or ester)"
-    if "nitrile" in name.lower() and any(m.HasSubstructMatch(_pattern(_CYANATE_ESTER)) for m in (product, *reactants)):
-        return "a nitrile template applied to a cyanate ester (O-C#N is no nitrile)"
+    product, reactants = proposal.product, proposal.reactants
+    lowered = name.lower().strip("{}").replace("_", " ")
     if _rings([product]) > _rings(reactants) and not template_forms_ring(forward_smirks) \
             and reaction_class not in _RING_FORMING_CLASSES:
         return f"{reaction_class.lower()} template closing a ring it does not form"
-    lowered = name.lower()
+    problem = reactant_side_problem(forward_smirks, proposal)
+    if problem:
+        return problem
+    if amide_coupling:
+        problem = _amide_problem(proposal)
+        if problem:
+            return problem
+    if lowered in _CARBOXYLIC_ESTERIFICATIONS:
+        problem = _ester_problem(proposal)
+        if problem:
+            return problem
+    if "friedel-crafts acylation" in lowered:
+        problem = _acylation_problem(proposal)
+        if problem:
+            return problem
+    if lowered.startswith(_ALKYLATIONS):
+        problem = _alkylation_problem(proposal)
+        if problem:
+            return problem
+    if "michael" in lowered and "aromatic" not in lowered:
+        problem = _michael_problem(proposal)
+        if problem:
+            return problem
+    if "aldehyde" in lowered:
+        problem = _aldehyde_problem(proposal)
+        if problem:
+            return problem
+    problem = _halogenation_problem(proposal) or _acyl_donor_amine_problem(proposal)
+    if problem:
+        return problem
+    if ("to aldehyde" in lowered or "to ketone" in lowered or "aldehydes and ketones" in lowered) \
+            and _makes_acid_derivative(proposal):
+        return "an aldehyde/ketone template whose carbonyl is an acid, ester or amide carbon"
+    if lowered in _NO_SYNTHESIS_STEP:
+        return f"{lowered} only removes a group the precursor need never have had (not a synthesis step)"
+    if "reductive amination" in lowered:
+        problem = _reductive_amination_problem(proposal)
+        if problem:
+            return problem
+    problem = _organometal_problem(proposal, lowered)
+    if problem:
+        return problem
+    if "ortho metalation" in lowered and any(m.HasSubstructMatch(_pattern(_ACIDIC_H)) for m in reactants):
+        return "an ortho metalation of an arene that carries an acidic O-H or N-H (the base takes that first)"
+    if any(word in lowered for word in _PD_COUPLINGS):
+        problem = _pd_leaving_problem(proposal)
+        if problem:
+            return problem
+    if any(word in lowered for word in ("buchwald", "ullmann", "goldberg", "chan-lam", "chan lam")):
+        problem = _competing_amine_problem(proposal)
+        if problem:
+            return problem
+    if "nitrile" in lowered and any(m.HasSubstructMatch(_pattern(_CYANATE_ESTER)) for m in (product, *reactants)):
+        return "a nitrile template applied to a cyanate ester (O-C#N is no nitrile)"
     if any(word in lowered for word in _ARYL_COUPLING_WORDS):
-        if not any(m.HasSubstructMatch(_pattern(_SP2_LEAVING)) or m.HasSubstructMatch(_pattern(_SP2_METAL))
-                   for m in reactants):
-            return "aryl coupling without an aryl/vinyl halide, triflate or organometal partner"
-        if any(word in lowered for word in ("suzuki", "stille", "hiyama")):
-            has_metal = any(m.HasSubstructMatch(_pattern("[#6][B,Sn,Si]")) for m in reactants)
-            if has_metal and not any(m.HasSubstructMatch(_pattern(_SP2_METAL)) for m in reactants):
-                return "cross-coupling of an sp3 boron/tin/silicon partner"
+        return _coupling_problem(lowered, proposal)
     return None

@@ -3,26 +3,33 @@
 ``RetroSettings`` (``settings.py``) is everything that determines an outcome, picklable (the purchasable list travels as
 text, so a Ray node needs no shared filesystem). ``RetroWorker`` builds the model and stock once and plans
 many molecules; it is a ``scoring.workers`` worker, so the shared executors (``serial``, ``pool``, ``ray``)
-run it. The search always expands the target (a route has at least one reaction, even for a target that is
-itself in stock) and stops at its first solution by default. Its limit is ``max_iterations``
-(CPU-independent, so the same molecule gets the same answer on a busy and an idle machine); ``time_limit_s``
-is only a safety cap. An unsolved molecule names why: no template applies, the iteration limit, or no
-purchasable building blocks within ``max_steps``, with the nearest missing building block (the reactants
-still lacking in the best first disconnection). An outcome stopped by the safety cap depends on the machine
-and is not cached.
+run it. A target the exact stock holds (the user's file, building blocks, common reagents) is purchasable:
+solved in 0 steps without a search (a Bloom filter hit alone is not enough: 7 % of random molecules are
+one). Otherwise the search expands the target (a route has at least one reaction) and stops at its first
+solution by default. Its limit is ``max_iterations`` (CPU-independent, so the same molecule gets the same
+answer on a busy and an idle machine); ``time_limit_s`` is only a safety cap, and it counts the search's CPU
+seconds (``_CpuCap``), so load never cuts a search short. An unsolved molecule names why: no template
+applies, the iteration limit, or no purchasable building blocks within ``max_steps``, with the nearest
+missing building block (the reactants still lacking in the best first disconnection), and, when the only
+stock precursors hold the target's natural-product core, that it is a semisynthesis (``semisynthesis.py``;
+``allow_semisynthesis`` accepts those, and the route lists them). An outcome stopped by the safety cap is a
+pathological search and is not cached.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 from collections.abc import Iterable
 
 from rdkit import Chem
 
+from mara_chem.scoring.retro.semisynthesis import holds_core
 from mara_chem.scoring.retro.settings import RetroSettings
 from mara_chem.scoring.workers.worker import Worker
 
@@ -57,6 +64,10 @@ class RouteOutcome:
     cacheable: bool = True
     #: the route's building blocks that only the Bloom filter vouches for (no exact list holds them)
     bloom_only: list[str] | None = None
+    #: the target itself is held by the exact stock (no route needed: 0 steps)
+    purchasable: bool = False
+    #: the route's building blocks that already hold the target's natural-product core (a semisynthesis)
+    semisynthesis: list[str] | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -96,7 +107,11 @@ class RetroWorker(Worker[RetroSettings, RouteOutcome]):
             target = Molecule(smiles)
         except Exception:
             return RouteOutcome(smiles, reason="invalid SMILES")
-        stock = _NotTheTarget(self.stock, target, self.settings.stock_margin_heavy_atoms)
+        if self.stock.source(target) == "exact":  # sold as it is: no route needed (a Bloom hit alone is not enough)
+            return RouteOutcome(smiles, True, 0, 0, time.perf_counter() - start, time.process_time() - cpu_start,
+                                [], purchasable=True)
+        stock = _NotTheTarget(self.stock, target, self.settings.stock_margin_heavy_atoms,
+                              self.settings.allow_semisynthesis)
         algorithm = self._algorithm(stock)
         graph, iterations = algorithm.run_from_mol(target)
         seconds, cpu = time.perf_counter() - start, time.process_time() - cpu_start
@@ -106,21 +121,26 @@ class RetroWorker(Worker[RetroSettings, RouteOutcome]):
             unconfirmed = [self._bloom_only(r) for r in routes]
             i = min(range(len(routes)), key=lambda k: (len(routes[k]), len(unconfirmed[k]),
                                                        -sum(step["log_probability"] for step in routes[k])))
+            cores = [leaf for leaf in _leaves(routes[i]) if leaf in stock.cores]
             return RouteOutcome(smiles, True, len(routes[i]), len(routes), seconds, cpu, routes[i],
-                                bloom_only=unconfirmed[i])
+                                bloom_only=unconfirmed[i], semisynthesis=cores or None)
         s = self.settings
-        if seconds >= s.time_limit_s:  # the wall-clock safety cap: depends on the machine, so not cached
-            reason = f"safety time cap of {s.time_limit_s:g} s reached after {iterations} iterations"
+        if algorithm.cpu_cap_reached:  # the safety cap: a pathological search, not the molecule's answer
+            reason = f"safety cap of {s.time_limit_s:g} CPU s reached after {iterations} iterations"
             return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu, reason=reason, cacheable=False)
-        return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu, reason=self._why_unsolved(graph, iterations, stock))
+        reason = self._why_unsolved(graph, iterations, stock)
+        if stock.refused_cores:
+            cores = sorted(stock.refused_cores, key=lambda c: (len(c), c))
+            more = f" and {len(cores) - 3} more" if len(cores) > 3 else ""
+            reason += ("; stock holds the target's own natural-product core (a semisynthesis, refused unless "
+                       f"allow_semisynthesis = true): {'.'.join(cores[:3])}{more}")
+        return RouteOutcome(smiles, seconds=seconds, cpu_seconds=cpu, reason=reason)
 
     def _bloom_only(self, route: list[dict[str, Any]]) -> list[str]:
         """The route's leaves (reactants no step makes) that the stock holds only through the Bloom filter."""
         from syntheseus.interface.molecule import Molecule
 
-        made = {step["product"] for step in route}
-        leaves = dict.fromkeys(r for step in route for r in step["reactants"] if r not in made)
-        return [leaf for leaf in leaves if self.stock.source(Molecule(leaf)) == "bloom"]
+        return [leaf for leaf in _leaves(route) if self.stock.source(Molecule(leaf)) == "bloom"]
 
     def _why_unsolved(self, graph: Any, iterations: int, stock: Any) -> str:
         """No template / the iteration limit / no purchasable leaves within the steps, and the nearest miss."""
@@ -128,7 +148,8 @@ class RetroWorker(Worker[RetroSettings, RouteOutcome]):
         first = [node for node in graph.successors(graph.root_node)]
         if not first:
             return "no template applies to the target"
-        head = (f"iteration limit ({s.max_iterations}) reached without a route" if iterations >= s.max_iterations
+        # syntheseus returns the last iteration's 0-based index: max_iterations - 1 when the limit ended it
+        head = (f"iteration limit ({s.max_iterations}) reached without a route" if iterations + 1 >= s.max_iterations
                 else f"no route to purchasable building blocks within {s.max_steps} steps")
         missing = _nearest_missing(first, stock)
         return f"{head}; nearest missing building block: {missing}" if missing else head
@@ -147,17 +168,44 @@ class RetroWorker(Worker[RetroSettings, RouteOutcome]):
         s = self.settings
         common: dict[str, Any] = dict(
             reaction_model=self.model, mol_inventory=stock, limit_iterations=s.max_iterations,
-            time_limit_s=s.time_limit_s, expand_purchasable_target=True, prevent_repeat_mol_in_trees=True,
-            stop_on_first_solution=s.stop_on_first_solution,
+            expand_purchasable_target=True, prevent_repeat_mol_in_trees=True,
+            stop_on_first_solution=s.stop_on_first_solution, cpu_limit_s=s.time_limit_s,
         )
         if s.algorithm == "retro_star":  # every reaction costs 1: the cheapest route is the shortest
-            return RetroStarSearch(and_node_cost_fn=ConstantNodeEvaluator(1.0), value_function=ConstantNodeEvaluator(0.0),
+            return _cpu_capped(RetroStarSearch)(and_node_cost_fn=ConstantNodeEvaluator(1.0), value_function=ConstantNodeEvaluator(0.0),
                                    max_expansion_depth=2 * s.max_steps - 1, **common)
         if s.algorithm == "mcts":
-            return MolSetMCTS(value_function=ConstantNodeEvaluator(0.5), reward_function=HasSolutionValueFunction(),
+            return _cpu_capped(MolSetMCTS)(value_function=ConstantNodeEvaluator(0.5), reward_function=HasSolutionValueFunction(),
                               policy=ReactionModelProbPolicy(), bound_function=pucb_bound,
                               max_expansion_depth=s.max_steps, **common)
-        return AndOr_BreadthFirstSearch(max_expansion_depth=2 * s.max_steps - 1, **common)
+        return _cpu_capped(AndOr_BreadthFirstSearch)(max_expansion_depth=2 * s.max_steps - 1, **common)
+
+
+class _CpuCap:
+    """Mixed into a syntheseus algorithm: the safety cap counts this process's CPU seconds, not wall seconds,
+    so a busy machine (which slows the search, not its iterations) never cuts a search short."""
+
+    def __init__(self, *args: Any, cpu_limit_s: float = math.inf, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.cpu_limit_s = cpu_limit_s
+        self.cpu_cap_reached = False
+        self._cpu_start = 0.0
+
+    def setup(self, graph: Any) -> None:
+        self._cpu_start = time.process_time()
+        self.cpu_cap_reached = False
+        super().setup(graph)  # type: ignore[misc]
+
+    def should_stop_search(self, graph: Any) -> bool:
+        if time.process_time() - self._cpu_start >= self.cpu_limit_s:
+            self.cpu_cap_reached = True
+            return True
+        return super().should_stop_search(graph)  # type: ignore[misc]
+
+
+@lru_cache(maxsize=None)
+def _cpu_capped(algorithm: type) -> type:
+    return type(f"CpuCapped{algorithm.__name__}", (_CpuCap, algorithm), {})
 
 
 class _NotTheTarget:
@@ -166,21 +214,30 @@ class _NotTheTarget:
     false positive one trivial step from the target (a deboronation, a hydrogenation, an intramolecular
     ring closure: same size or larger) 'solves' anything; molecules of the exact tier (the user's file,
     building blocks, common reagents) are exempt, and so are the carboxylic acids of the target's primary
-    amides (acid + ammonia keeps the size)."""
+    amides (acid + ammonia keeps the size). A stock molecule that holds the target's natural-product core
+    (``semisynthesis``) is stock only with ``allow_semisynthesis``; the refused ones are kept for the reason."""
 
-    def __init__(self, stock: Any, target: Any, margin: int):
+    def __init__(self, stock: Any, target: Any, margin: int, allow_semisynthesis: bool = False):
         self.stock, self.target = stock, target
         self.max_filter_atoms = target.rdkit_mol.GetNumHeavyAtoms() - margin
         self.amide_acids = _acids_of_primary_amides(target.rdkit_mol)
+        self.allow_semisynthesis = allow_semisynthesis
+        self.cores: set[str] = set()  # stock molecules that hold the target's core
+        self.refused_cores: set[str] = set()
 
     def is_purchasable(self, mol: Any) -> bool:
         if mol == self.target:
             return False
         source = self.stock.source(mol)
-        if source == "exact":
-            return True
         small = mol.rdkit_mol.GetNumHeavyAtoms() <= self.max_filter_atoms or mol.smiles in self.amide_acids
-        return small and source == "bloom"
+        if not (source == "exact" or (small and source == "bloom")):
+            return False
+        if holds_core(self.target.smiles, mol.rdkit_mol):
+            self.cores.add(mol.smiles)
+            if not self.allow_semisynthesis:
+                self.refused_cores.add(mol.smiles)
+                return False
+        return True
 
     def fill_metadata(self, mol: Any) -> None:
         mol.metadata["is_purchasable"] = self.is_purchasable(mol)
@@ -188,16 +245,18 @@ class _NotTheTarget:
 
 def _nearest_missing(first_reactions: list, stock: Any) -> str | None:
     """The not-purchasable reactants of the first-step disconnection that lacks the fewest (the model's
-    best-ranked among ties), as dot-joined SMILES."""
-    best: tuple[int, int, list[str]] | None = None
-    for rank, node in enumerate(first_reactions):
+    best-ranked among ties, then by SMILES: the graph's own order follows string hashes, which differ between
+    processes), as dot-joined SMILES."""
+    best: tuple[int, float, str] | None = None
+    for node in first_reactions:
         reaction = getattr(node, "reaction", None)
         if reaction is None:
             continue
-        lacking = [m.smiles for m in reaction.reactants if not stock.is_purchasable(m)]
-        if lacking and (best is None or (len(lacking), rank) < best[:2]):
-            best = (len(lacking), rank, lacking)
-    return ".".join(best[2]) if best else None
+        lacking = ".".join(sorted(m.smiles for m in reaction.reactants if not stock.is_purchasable(m)))
+        key = (lacking.count(".") + 1, -float(reaction.metadata.get("probability", 0.0)), lacking)
+        if lacking and (best is None or key < best):
+            best = key
+    return best[2] if best else None
 
 
 def _acids_of_primary_amides(mol: Any) -> set[str]:
@@ -214,6 +273,12 @@ def _acids_of_primary_amides(mol: Any) -> set[str]:
         except Exception:
             continue
     return acids
+
+
+def _leaves(route: list[dict[str, Any]]) -> list[str]:
+    """The route's building blocks: reactants no step makes, in route order."""
+    made = {step["product"] for step in route}
+    return list(dict.fromkeys(r for step in route for r in step["reactants"] if r not in made))
 
 
 def _solved_routes(graph: Any, max_routes: int) -> list:

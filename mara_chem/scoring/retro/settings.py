@@ -15,7 +15,7 @@ from typing import Any
 from mara_chem.scoring.retro.templates import TemplateSet, load_templates
 
 # Bump when the model, stock or route extraction changes in a way that changes outcomes (invalidates caches).
-RETRO_VERSION = 5  # 4: exact stock tier (building blocks, common reagents), Bloom-only leaves listed; 5: esterifications need a carboxylic acyl donor, nitrile templates refuse cyanate esters
+RETRO_VERSION = 7  # 7: Michael acceptors, aldehydes, C-H halogenation sources, unprotected amino-acid donors, self-alkylating blocks; 4: exact stock tier (building blocks, common reagents), Bloom-only leaves listed; 5: esterifications need a carboxylic acyl donor, nitrile templates refuse cyanate esters; 6: checks at the reaction centre (atom-mapped), the template's reactant side read back, semisynthesis refused, exact-stock targets purchasable, CPU-second safety cap
 ALGORITHMS = ("retro_star", "mcts", "bfs")
 REACTION_SETS = ("any", "amide_only")
 CATALOGS = ("zinc-instock-mini", "zinc-instock", "zinc20", "none")
@@ -31,7 +31,7 @@ class RetroSettings:
 
     algorithm: str = "retro_star"
     reactions: str = "any"
-    time_limit_s: float = 300.0  # a safety cap only: max_iterations is the limit
+    time_limit_s: float = 300.0  # a safety cap only, in CPU seconds of the search: max_iterations is the limit
     max_iterations: int = 200
     max_steps: int = 5
     max_routes: int = 10
@@ -44,6 +44,7 @@ class RetroSettings:
     stock_confirmation: str = "none"
     building_blocks: frozenset[str] = field(default=frozenset(), repr=False)  # the exact tier's building blocks
     templates_path: str | None = None
+    allow_semisynthesis: bool = False  # a building block holding the target's natural-product core counts
     cpu_per_worker: int = 1
 
     def __post_init__(self) -> None:

@@ -1,7 +1,10 @@
 """Retrosynthesis templates from the named-reaction SMIRKS that ``rxn-insight`` ships in its wheel.
 
 rxn-insight's ``data/smirks.json`` holds 528 atom-mapped *forward* reactions with a name each. A backward
-(retro) template is the forward one with its two sides swapped: ``product>>reactants``. The file is read
+(retro) template is the forward one with its two sides swapped: ``product>>reactants``, its unmapped halogen
+lists made one halogen (``concrete_leaving_groups``). What the reactant side demands beyond the atoms it
+writes (``[C;$(C=O):1]``) a swapped template cannot enforce: ``sanity.reactant_side_problem`` reads it back
+onto each proposal. The file is read
 through the installed distribution's file list, so rxn-insight is never imported (its own imports pull
 rxnmapper and transformers; ``pip install --no-deps rxn-insight`` is enough).
 
@@ -98,6 +101,21 @@ class TemplateSet:
                            self.skipped)
 
 
+#: an unmapped halogen list on the reactant side (``[Cl,Br,I]``, ``[Cl,F,Br,I;H0;D1;+0]``): a leaving group
+_HALIDE_LIST = re.compile(r"\[((?:Cl|Br|I|F)(?:,(?:Cl|Br|I|F))+)((?:;[^\]:]*)?)\]")
+
+
+def concrete_leaving_groups(reactant_side: str) -> str:
+    """The reactant side with each unmapped halogen list made one halogen, so that the backward template
+    writes a real molecule: rdchiral writes a list atom as a ``*`` wildcard, which no stock holds, and every
+    aryl-halide Suzuki coupling and acyl-halide amide coupling was lost. The acyl halide lists (with F) become
+    the chloride, the others the bromide (the aryl and alkyl halides of medicinal chemistry's couplings)."""
+    def one(match: re.Match) -> str:
+        options = match.group(1).split(",")
+        return f"[{'Cl' if 'F' in options else 'Br' if 'Br' in options else options[0]}{match.group(2)}]"
+    return _HALIDE_LIST.sub(one, reactant_side)
+
+
 def rxn_insight_smirks_path() -> Path:
     """``rxn_insight/data/smirks.json`` of the installed rxn-insight distribution (not imported)."""
     try:
@@ -185,5 +203,5 @@ def load_templates(path: str | None = None) -> TemplateSet:
         reactants, product = smirks.split(">>")
         amide = is_amide_coupling(rxn)
         templates.append(RetroTemplate(index, name, reaction_class(name, amide), amide, smirks,
-                                       f"{product}>>{reactants}"))
+                                       f"{product}>>{concrete_leaving_groups(reactants)}"))
     return TemplateSet(tuple(templates), str(source), len(lines), tuple(skipped))

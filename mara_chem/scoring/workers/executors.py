@@ -8,6 +8,13 @@ The parallel executors share one scheduling loop (``_ParallelExecutor``): each w
 (receptor maps, a template model), then takes one molecule at a time; a molecule that overruns
 ``timeout_s`` has its worker killed and replaced (Vina cannot be interrupted inside its C++ search), and a
 worker that dies takes only its current molecule with it. Backends fill four hooks: spawn, send, poll, kill.
+
+``timeout_clock = "cpu"`` (the default) counts the CPU seconds a molecule costs its worker (per thread the
+worker was given, ``cpu_per_worker``), not wall seconds: on a machine at a load of 5, a wall-clock limit
+would end molecules that need only a fifth of it, and the score would be blank for a reason that is the
+machine's, not the molecule's. A molecule also ends after ``WALL_FACTOR`` times the limit in wall seconds (a
+worker that sleeps or deadlocks uses no CPU). The pool reads its workers' CPU time from ``/proc``; the
+serial executor measures its own; Ray actors are not visible from here, so Ray counts wall seconds.
 """
 
 from __future__ import annotations
@@ -36,6 +43,19 @@ MAIN_GUARD_HINT = (
     "`if __name__ == \"__main__\":` (or use executor = \"serial\")"
 )
 Event = tuple[Any, str, Any]
+#: CLOCKS a timeout can count; with "cpu", a molecule also ends after this many times its limit in wall seconds
+CLOCKS = ("cpu", "wall")
+WALL_FACTOR = 10.0
+
+
+def process_cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a process (every thread), from ``/proc``; None where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def available_cores() -> int:
@@ -63,9 +83,13 @@ class Executor(Registered, ABC, Generic[S, O]):
         timeout_s: float = 120.0,
         address: str | None = None,
         init_timeout_s: float = 600.0,
+        timeout_clock: str = "cpu",
         *,
         worker_cls: type[Worker[S, O]],
     ):
+        if timeout_clock not in CLOCKS:
+            raise ValueError(f"unknown timeout clock {timeout_clock!r}; valid: {list(CLOCKS)}")
+        self.timeout_clock = timeout_clock
         self.settings = settings
         self.worker_cls = worker_cls
         self.requested_workers = n_workers
@@ -101,8 +125,13 @@ class Executor(Registered, ABC, Generic[S, O]):
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def _timeout_outcome(self, smiles: str, seconds: float) -> O:
-        return self.worker_cls.failure(smiles, f"timeout after {self.timeout_s:g} s", seconds)
+    def _timeout_outcome(self, smiles: str, seconds: float, cpu: bool = False) -> O:
+        unit = "CPU s" if cpu else "s"
+        return self.worker_cls.failure(smiles, f"timeout after {self.timeout_s:g} {unit}", seconds)
+
+    @property
+    def _threads(self) -> int:
+        return max(1, int(getattr(self.settings, "cpu_per_worker", 1)))
 
 
 class SerialExecutor(Executor[S, O]):
@@ -127,8 +156,14 @@ class SerialExecutor(Executor[S, O]):
             self._worker = self.worker_cls(self.settings)
         outcomes = []
         for smi in smiles:
+            cpu_start = time.process_time()
             out = self._worker.run(smi)
-            outcomes.append(self._timeout_outcome(smi, out.seconds) if out.seconds > self.timeout_s else out)
+            if self.timeout_clock == "cpu":
+                cpu = (time.process_time() - cpu_start) / self._threads
+                late = cpu > self.timeout_s or out.seconds > WALL_FACTOR * self.timeout_s
+                outcomes.append(self._timeout_outcome(smi, out.seconds, cpu=True) if late else out)
+            else:
+                outcomes.append(self._timeout_outcome(smi, out.seconds) if out.seconds > self.timeout_s else out)
         return outcomes
 
     def close(self) -> None:
@@ -142,6 +177,7 @@ class _ParallelExecutor(Executor[S, O]):
         super().__init__(*args, **kwargs)
         self._state: dict[Any, str] = {}  # worker -> "starting" | "idle" | "busy"
         self._task: dict[Any, tuple[int, float]] = {}  # busy worker -> (input index, start time)
+        self._task_cpu: dict[Any, float] = {}  # busy worker -> its CPU seconds when the molecule was sent
         self._started_at: dict[Any, float] = {}
         self._greeted: set[Any] = set()  # workers whose process came up (said hello)
         self._open = False
@@ -176,6 +212,10 @@ class _ParallelExecutor(Executor[S, O]):
     def _teardown(self) -> None:
         """Disconnect from the backend (after every worker is gone)."""
 
+    def _cpu_seconds(self, worker: Any) -> float | None:
+        """The worker's CPU seconds so far, or None where the backend cannot tell (then wall seconds count)."""
+        return None
+
     # -- the books ----------------------------------------------------------------------------------
     @property
     def n_workers(self) -> int:
@@ -208,6 +248,9 @@ class _ParallelExecutor(Executor[S, O]):
                 index = queue.popleft()
                 self._state[worker] = "busy"
                 self._task[worker] = (index, time.perf_counter())
+                cpu = self._cpu_seconds(worker) if self.timeout_clock == "cpu" else None
+                if cpu is not None:
+                    self._task_cpu[worker] = cpu
                 self._send(worker, smiles[index])
             self._dispatch(self._poll(self._wait_time()), results, smiles)
             self._expire(results, smiles)
@@ -222,6 +265,7 @@ class _ParallelExecutor(Executor[S, O]):
         self._state.clear()
         self._greeted.clear()
         self._task.clear()
+        self._task_cpu.clear()
         self._teardown()
         self._open = False
 
@@ -235,15 +279,18 @@ class _ParallelExecutor(Executor[S, O]):
         self._state.pop(worker, None)
         self._greeted.discard(worker)
         self._task.pop(worker, None)
+        self._task_cpu.pop(worker, None)
         self._started_at.pop(worker, None)
         self._add_worker()
 
     def _wait_time(self) -> float:
         now = time.perf_counter()
-        deadlines = [start + self.timeout_s for _, start in self._task.values()]
+        deadlines = [start + self.timeout_s * (WALL_FACTOR if w in self._task_cpu else 1.0)
+                     for w, (_, start) in self._task.items()]
         if not deadlines:
             return 1.0
-        return max(0.0, min(deadlines) - now)
+        wait = max(0.0, min(deadlines) - now)
+        return min(wait, 1.0) if self._task_cpu else wait  # CPU time is read, not awaited: look every second
 
     def _dispatch(self, events: list[Event], results: list, smiles: Sequence[str]) -> None:
         for worker, kind, payload in events:
@@ -255,6 +302,7 @@ class _ParallelExecutor(Executor[S, O]):
                 self._state[worker] = "idle"
             elif kind == RESULT:
                 index, _ = self._task.pop(worker)
+                self._task_cpu.pop(worker, None)
                 results[index] = payload
                 self._state[worker] = "idle"
             elif kind == INIT_ERROR:
@@ -277,8 +325,16 @@ class _ParallelExecutor(Executor[S, O]):
     def _expire(self, results: list, smiles: Sequence[str]) -> None:
         now = time.perf_counter()
         for worker, (index, start) in list(self._task.items()):
-            if now - start >= self.timeout_s:
-                results[index] = self._timeout_outcome(smiles[index], now - start)
+            cpu_start = self._task_cpu.get(worker)
+            if cpu_start is None:
+                late, cpu = now - start >= self.timeout_s, False
+            else:
+                used = self._cpu_seconds(worker)
+                late = (used is not None and (used - cpu_start) / self._threads >= self.timeout_s) \
+                    or now - start >= WALL_FACTOR * self.timeout_s
+                cpu = True
+            if late:
+                results[index] = self._timeout_outcome(smiles[index], now - start, cpu=cpu)
                 log.info("%s timeout after %.1f s: %s", self.worker_cls.kind, now - start, smiles[index])
                 self._replace(worker)
 
@@ -323,6 +379,9 @@ class PoolExecutor(_ParallelExecutor):
 
     def _send(self, worker: _ProcessWorker, smiles: str) -> None:
         worker.conn.send(smiles)
+
+    def _cpu_seconds(self, worker: _ProcessWorker) -> float | None:
+        return process_cpu_seconds(worker.process.pid) if worker.process.pid else None
 
     def _poll(self, timeout: float) -> list[Event]:
         from multiprocessing.connection import wait

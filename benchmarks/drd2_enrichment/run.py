@@ -31,7 +31,6 @@ import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
-sys.path.insert(0, str(REPO))
 
 from rdkit import Chem, DataStructs, RDLogger  # noqa: E402
 from rdkit.Chem import Crippen, Descriptors, rdFingerprintGenerator, rdMolDescriptors  # noqa: E402
@@ -116,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     zinc = [line.split()[0] for line in args.zinc.read_text().splitlines() if line.strip()]
     t0 = time.perf_counter()
     decoys = choose_decoys(actives, zinc, args.decoys_per_active, args.pool, args.seed)
+    if decoys.empty:
+        raise SystemExit(f"no molecule of {args.zinc} (pool {args.pool}) falls within the property windows of any "
+                         "active: give a larger --pool or another --zinc")
     args.out.mkdir(parents=True, exist_ok=True)
     decoys.to_csv(args.out / "decoys.csv", index=False)
     print(f"{len(decoys)} decoys chosen in {time.perf_counter() - t0:.0f} s", flush=True)

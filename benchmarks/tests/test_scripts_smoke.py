@@ -233,3 +233,20 @@ def test_no_script_puts_a_folder_on_sys_path() -> None:
 def test_genetic_cost(run_script) -> None:
     out = run_script("genetic_cost.py", "--budget", "80").stdout.splitlines()
     assert len(out) == 3 and all("80 calls" in line and "s CPU per 1,000 calls" in line for line in out)
+
+
+@pytest.mark.slow  # docks 2 actives and 2 decoys
+def test_drd2_enrichment(run_script, tmp_path: Path) -> None:
+    pytest.importorskip("vina", reason="docking needs the docking extra")
+    pytest.importorskip("dockstring", reason="the DRD2 target comes from dockstring")
+    from benchlab.paths import BENCHMARKS
+
+    rows = (BENCHMARKS / "docking_poses" / "drd2_ligands.csv").read_text().splitlines()
+    actives = tmp_path / "actives.csv"
+    actives.write_text("\n".join([rows[0], *[r for r in rows[1:] if ",active," in r][:2]]) + "\n")
+    pool = BENCHMARKS.parent / "data" / "zinc250k.smi"
+    if not pool.exists():
+        pytest.skip("data/zinc250k.smi is written by `mara-chem data zinc`")
+    run_script("drd2_enrichment/run.py", "--zinc", str(pool), "--actives", str(actives), "--decoys-per-active", "1",
+               "--pool", "3000", "--out", str(tmp_path / "out"))
+    assert (tmp_path / "out" / "decoys.csv").exists() and (tmp_path / "out" / "summary.md").exists()

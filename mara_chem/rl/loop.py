@@ -195,7 +195,10 @@ class StagedLearning:
             self.genetic.load_state_dict(state["genetic"])
         set_rng_state(state["rng"])
         self.rng.setstate(state["loop_rng"])
-        stage_summary(self.config, self.state.stage_index).truncate_after(self.state.global_step)
+        # the steps after the checkpoint are redone: drop their rows from this stage's summary and from any later
+        # stage's (a kill early in the next stage, before its first checkpoint, leaves rows there too)
+        for index in range(max(self.state.stage_index, 0), len(self.config.stage)):
+            stage_summary(self.config, index).truncate_after(self.state.global_step)
         self._say(f"resuming {self.run_dir} at stage {self.state.stage_index + 1}, step {self.state.global_step}")
 
     def _checkpoint(self) -> None:

@@ -331,3 +331,35 @@ def test_optimizer_groups_come_from_the_validated_strategy(tmp_path):
     groups = learner.optimizer.param_groups
     assert [g["lr"] for g in groups] == [3e-4, 0.05] and groups[1]["params"] == [learner.strategy.log_z]
     learner.run()
+
+
+def test_a_resume_from_the_end_of_stage_1_redoes_stage_2_steps_once_in_its_summary(tmp_path, monkeypatch):
+    """A kill early in stage 2, before its first checkpoint: the checkpoint is stage 1's last, and the rows stage 2
+    had written to summary_2.csv are dropped before those steps are redone (each step once)."""
+    import shutil
+
+    from mara_chem.rl.loop import StagedLearning as Loop
+
+    run = tmp_path / "run"
+    cfg = _run_dict(run, [16, 16], batch=8, checkpoint_every=1000)  # checkpoints only at the stages' ends
+    saved = tmp_path / "end_of_stage_1.pt"
+    original = Loop._checkpoint
+
+    def keep_stage_1(self):
+        original(self)
+        if self.state.stage_index == 0 and self.state.stage_finished and not saved.exists():
+            shutil.copy(run / "checkpoint.pt", saved)
+
+    monkeypatch.setattr(Loop, "_checkpoint", keep_stage_1)
+    Loop(load_run_config(cfg), quiet=True).run()
+    monkeypatch.setattr(Loop, "_checkpoint", original)
+    # as if killed after stage 2's first step, before its checkpoint: stage 1's checkpoint, the log and summary_2.csv
+    # as they stood after that step
+    shutil.copy(saved, run / "checkpoint.pt")
+    for name, keep in (("oracle_log.csv", 1 + 16 + 8), ("summary_2.csv", 1 + 8)):
+        lines = (run / name).read_text().splitlines(keepends=True)
+        (run / name).write_text("".join(lines[:keep]))
+    Loop(load_run_config(cfg), quiet=True).run()
+    with open(run / "summary_2.csv", newline="") as handle:
+        steps = [int(r["step"]) for r in csv.DictReader(handle)]
+    assert steps == sorted(steps) and len(steps) == len(set(steps)) * 8

@@ -56,7 +56,8 @@ PROCESS_WORDS = re.compile(r"session [0-9]|these sessions|issue[- ]#?[0-9]|this 
 
 def test_docs_and_code_speak_of_what_things_are_not_of_how_they_were_made():
     """A measurement names its date and machine, a rule its reason; benchmark result files (history) are exempt."""
-    roots = ["README.md", "docs", "mara_chem", "reinvent_plugins", "benchmarks", "scripts", "configs", "examples", "tests"]
+    roots = ["README.md", "docs", "mara_chem", "reinvent_plugins", "benchmarks", "scripts", "configs", "examples", "tests",
+             "priors"]
     out = subprocess.run(["git", "ls-files", *roots], cwd=REPO, capture_output=True, text=True)
     if out.returncode != 0 or not out.stdout.strip():
         pytest.skip("not a git checkout")

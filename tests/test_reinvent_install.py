@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from reinvent_toml import MARA_GUACAMOL_STAGE  # tests/reinvent_toml.py, beside this file
+
 REPO = Path(__file__).resolve().parents[1]
 ARCHIVE = REPO.parent / "shared" / "vendor" / "REINVENT4-4.8.tar.gz"
 MARKER = "<!-- reinvent-install -->"
@@ -48,20 +50,7 @@ summary_csv_prefix = "{out}/summary"
 batch_size = 8
 [learning_strategy]
 type = "mara"
-tau = 0.6
-[[stage]]
-max_steps = 2
-max_score = 1.0
-min_steps = 10
-chkpt_file = "{out}/stage1.chkpt"
-[stage.scoring]
-type = "geometric_mean"
-[[stage.scoring.component]]
-[stage.scoring.component.MaraGuacamol]
-[[stage.scoring.component.MaraGuacamol.endpoint]]
-name = "celecoxib"
-params.objective = "celecoxib_rediscovery"
-"""
+tau = 0.6""" + MARA_GUACAMOL_STAGE
 
 
 @pytest.mark.slow

@@ -10,24 +10,10 @@ from pydantic import ValidationError
 
 from mara_chem.models.prior_file import load_prior
 from mara_chem.models.reinvent_prior import save_reinvent_prior
-from reinvent_toml import qed_stage
+from reinvent_toml import MARA_GUACAMOL_STAGE, qed_stage
 
 REPO = Path(__file__).resolve().parents[1]
 BUNDLED = REPO / "priors" / "moses-gru-2x256.prior"
-
-GUACAMOL_STAGE = """
-[[stage]]
-max_steps = 2
-chkpt_file = "{out}/stage1.chkpt"
-[stage.scoring]
-type = "geometric_mean"
-[[stage.scoring.component]]
-[stage.scoring.component.MaraGuacamol]
-[[stage.scoring.component.MaraGuacamol.endpoint]]
-name = "celecoxib"
-params.objective = "celecoxib_rediscovery"
-"""
-
 
 def config(prior: Path, out: Path, strategy: str = 'type = "dap"', stage: str | None = None) -> dict:
     import tomllib
@@ -76,7 +62,7 @@ def test_maraguacamol_without_guacamol_is_named_with_its_install_line_before_any
     for module in ("guacamol", "guacamol.standard_benchmarks"):
         monkeypatch.setitem(__import__("sys").modules, module, None)  # as where guacamol is not installed
     with pytest.raises(ValidationError) as refused:
-        reinvent_entry(config(prior, tmp_path, stage=GUACAMOL_STAGE))
+        reinvent_entry(config(prior, tmp_path, stage=MARA_GUACAMOL_STAGE))
     message = str(refused.value)
     assert "[[stage]] 1 scoring: MaraGuacamol endpoint 1: the Guacamol component needs the guacamol package" in message
     assert "pip install scipy joblib && pip install --no-deps guacamol==0.5.5" in message
@@ -85,7 +71,7 @@ def test_maraguacamol_without_guacamol_is_named_with_its_install_line_before_any
 
 def test_a_misspelt_plugin_parameter_is_named_before_any_model_loads(reinvent_entry, tmp_path):
     prior = save_reinvent_prior(load_prior(BUNDLED), tmp_path / "bundled.prior")
-    stage = GUACAMOL_STAGE.replace("params.objective", "params.objectiv")
+    stage = MARA_GUACAMOL_STAGE.replace("params.objective", "params.objectiv")
     with pytest.raises(ValidationError, match=r"MaraGuacamol endpoint 1: .*objectiv"):
         reinvent_entry(config(prior, tmp_path, stage=stage))
 

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from mara_chem.run_folder.oracle_log import OracleLogError
 from mara_chem.rl.checkpoint import CHECKPOINT_NAME, CheckpointError, load_checkpoint
 from mara_chem.rl.config import RunConfig
+from mara_chem.rl.loop_state import LoopState
 from mara_chem.rl.oracle import LOG_NAME, OracleLog
 from mara_chem.rl.summary_csv import stage_summary
 from mara_chem.run_folder.run_record import (
@@ -96,9 +97,7 @@ class ResumeChecks:
         if state["digests"] != digests:
             raise RunDirError(f"the prior or agent file changed since {path} was written; "
                               "restore the original files or start again with --overwrite")
-        paid: dict[int, int] = {}  # calls per stage when the checkpoint was written
-        for record in state["history"]:
-            paid[record["stage"]] = max(paid.get(record["stage"], 0), record["calls_used"])
+        paid = LoopState.from_checkpoint(state).paid_calls_per_stage()  # calls per stage when it was written
         logged = self.oracle_log.calls_on_disk()
         if logged < sum(paid.values()):
             raise RunDirError(f"{self.oracle_log.path} holds {logged} calls but {path} was written after "

@@ -41,6 +41,9 @@ class Harness(BaseModel):
     replay: Literal["score", "remax"] = "score"
     replay_mode: Literal["scaffold", "cluster"] = "scaffold"
     replay_min_score: float | Literal["@lenient", "@strict"] = 0.0
+    #: ``[parameters] randomize_smiles``: replayed SMILES re-spelled at random (mara-chem's and REINVENT 4's
+    #: default) or as stored (PMO's REINVENT)
+    randomize_smiles: bool = True
     #: genetic exploration: the run file's ``[genetic]`` table (validated by mara-chem's model per job)
     genetic: dict[str, Any] | None = None
 

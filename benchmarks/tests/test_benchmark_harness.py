@@ -82,7 +82,8 @@ def test_remax_harness_writes_re_max_replay_with_the_task_threshold(runner) -> N
                                 "min_score": 0.40}
     run = load_run_config(cfg)
     assert run.inception.replay == "remax" and run.inception.min_score == 0.40
-    for name in ("pmo_mips_grpo", "pmo_dmpo", "pmo_dap_remax_cluster", "pmo_ips_dap_scaffold_window_remax"):
+    for name in ("pmo_mips_grpo", "pmo_dmpo", "pmo_dap_remax_cluster", "pmo_ips_dap_scaffold_window_remax",
+                 "pmo_mara_genetic", "pmo_ips_dap_cluster03_window_genetic"):
         load_run_config(runner.run_config(_job(runner, runner.variants[name])))
 
 
@@ -101,3 +102,22 @@ def test_genetic_gfn_recipe_variant_is_its_published_hyperparameters(runner) -> 
         assert g.on_policy_update is False and run.parameters.batch_size == 64
         assert (s["sigma"], s["rate"], s["log_z_lr"], s["log_z_init"]) == (50, 5e-4, 0.1, 5.0)
         assert s["learn_log_z"] is True and s["prior_in_target"] is False
+
+
+def test_parity_variant_is_the_reinvent_peers_pmo_preset(runner) -> None:
+    """pmo_dap_parity runs what the REINVENT 4.8 peer's ``pmo`` preset runs: σ, rate, batch, memory and sample,
+    no filter, replayed SMILES as stored, no likelihood penalty."""
+    from benchlab.peers.reinvent import PRESETS
+    from mara_chem.rl.config import load_run_config
+
+    preset = PRESETS["pmo"]
+    run = load_run_config(runner.run_config(_job(runner, runner.variants["pmo_dap_parity"])))
+    s = run.learning_strategy
+    assert (s["type"], s["sigma"], s["rate"]) == ("dap", preset["sigma"], preset["rate"])
+    assert s.get("likelihood_penalty", 0) == 0
+    assert run.parameters.batch_size == preset["batch_size"]
+    assert run.parameters.randomize_smiles is preset["randomize_smiles"] is False
+    assert (run.inception.memory_size, run.inception.sample_size) == (preset["inception"]["memory_size"],
+                                                                      preset["inception"]["sample_size"])
+    assert run.filter_for(run.stage[0]) is None and preset["diversity_filter"] is None
+    assert "randomize_smiles" not in runner.run_config(_job(runner, runner.variants["pmo_dap"]))["parameters"]

@@ -108,3 +108,18 @@ def test_min_improvement_stops_when_an_epoch_no_longer_pays(moses_sample, tmp_pa
     assert [row["epoch"] for row in history] == [1, 2]  # the first epoch gains on "nothing yet", the second < 1,000
     best = min(history, key=lambda row: row["valid_nll"])
     assert read_metadata(out)["validation_nll"] == pytest.approx(best["valid_nll"])
+
+
+@pytest.mark.parametrize("option,value", [("--lr", "nan"), ("--lr", "0"), ("--lr", "5"), ("--lr-decay", "1.5"),
+                                          ("--lr-decay", "0"), ("--min-improvement", "-1"),
+                                          ("--min-improvement", "inf"), ("--dropout", "1"), ("--patience", "0"),
+                                          ("--max-hours", "nan")])
+def test_prior_train_refuses_an_out_of_range_setting_before_reading_data(option, value, tmp_path, capsys) -> None:
+    """A diverging or no-op training setting is one line naming it, and no data file is even opened."""
+    from mara_chem.cli import main
+
+    missing = tmp_path / "never-read.smi"
+    rc = main(["prior", "train", "--smiles", str(missing), "--out", str(tmp_path / "p.prior"), option, value])
+    err = capsys.readouterr().err
+    assert rc == 1 and "prior training:" in err and "must be" in err and "never-read" not in err
+    assert not (tmp_path / "p.prior").exists()

@@ -62,6 +62,27 @@ class TrainConfig:
     randomize: bool = False  # train on a fresh random SMILES of each molecule every epoch (augmentation)
     quality_samples: int = 1000  # samples drawn for validity/uniqueness when a best model is saved
 
+    def __post_init__(self) -> None:
+        """Refuse a setting that would train nothing or diverge, before any data is read."""
+        checks = [
+            ("learning rate", self.learning_rate, 0 < self.learning_rate <= 1, "in (0, 1]"),
+            ("lr decay", self.lr_decay, self.lr_decay is None or 0 < self.lr_decay <= 1, "in (0, 1]"),
+            ("min improvement", self.min_improvement, 0 <= self.min_improvement < math.inf, "a finite number of nats >= 0"),
+            ("batch size", self.batch_size, self.batch_size >= 1, "at least 1"),
+            ("epochs", self.max_epochs, self.max_epochs >= 1, "at least 1"),
+            ("patience", self.patience, self.patience >= 1, "at least 1"),
+            ("epoch size", self.epoch_size, self.epoch_size is None or self.epoch_size >= 1, "at least 1"),
+            ("max hours", self.max_hours, self.max_hours is None or 0 < self.max_hours <= 10_000,
+             "in (0, 10000]"),
+            ("max length", self.max_length, 1 <= self.max_length <= 10_000, "in [1, 10000]"),
+            ("min token count", self.min_token_count, self.min_token_count >= 1, "at least 1"),
+            ("dropout", self.hyperparameters.get("dropout", 0.0),
+             0 <= self.hyperparameters.get("dropout", 0.0) < 1, "in [0, 1)"),
+        ]
+        for name, value, ok, bound in checks:  # NaN fails every comparison, so it is refused too
+            if not ok:
+                raise ValueError(f"prior training: {name} must be {bound}, got {value}")
+
 
 def prepare_data(raw: list[str], cfg: TrainConfig, processes: int | None = None,
                  vocabulary: Vocabulary | None = None, valid_raw: list[str] | None = None) -> PreparedData:

@@ -10,14 +10,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mara_chem.registry import PluginError, Registered, Registry
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 GROUP = "mara_chem_test.widgets"
 
 

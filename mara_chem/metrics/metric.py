@@ -4,7 +4,7 @@ A metric module declares what it adds with ``@threshold_metrics(...)`` (numbers 
 hits) or ``@run_metrics(...)`` (numbers of the whole run); ``compute.py`` calls every declared producer,
 ``table.py`` prints every declared column, ``metrics.json`` carries every convention, and the benchmark
 tables take their keys and labels from here. A new metric in an existing module touches that module and
-docs/metrics.md; a new module is also named in ``BUILTIN_MODULES`` (tests/test_metrics_registry.py fails
+docs/metrics.md; a new module is also named in ``BUILTIN_MODULES`` (tests/metrics/test_metrics_registry.py fails
 otherwise).
 """
 

@@ -14,7 +14,7 @@ import heapq
 import math
 from collections.abc import Sequence
 
-from mara_chem.metrics.metric import Column, Run, run_metrics
+from mara_chem.metrics.metric import Column, LoggedRun, run_metrics
 from mara_chem.run_folder.oracle_log import Molecule
 
 
@@ -61,7 +61,7 @@ def top_k_auc(molecules: Sequence[Molecule], budget: int, n_calls: int | None = 
 @run_metrics(Column("auc", "AUC top-{auc[k]}", ".3f", value=lambda entry: entry["value"]), column=50, conventions={
     "auc_top10": "PMO top_auc: mean top-10 every 100 calls from 0 at call 0, trapezoids, last partial interval, "
                  "held flat to the budget if stopped early, divided by the budget; NaN scores left out"})
-def _auc(run: Run) -> dict[str, object]:
+def _auc(run: LoggedRun) -> dict[str, object]:
     o = run.options
     return {"auc": {"k": o.auc_k, "freq": o.auc_freq,
                     "value": top_k_auc(run.molecules, run.budget, run.n_calls, o.auc_k, o.auc_freq)}}

@@ -61,7 +61,7 @@ def threshold_metrics(molecules: Sequence[Molecule], threshold: float, budget: i
     cache = fp_cache if fp_cache is not None else {}
     missing = [s for s in smiles if s not in cache]
     cache.update(zip(missing, fingerprints(missing, opts.fingerprint)))
-    inputs = metric.Hits(molecules, threshold, budget, opts, found, [cache[s] for s in smiles])
+    inputs = metric.HitsAtThreshold(molecules, threshold, budget, opts, found, [cache[s] for s in smiles])
     row: dict[str, object] = {"threshold": threshold}
     for producer in metric.producers("threshold"):
         row.update(producer.compute(inputs))
@@ -86,7 +86,7 @@ def compute_metrics(run_dir: str | Path, thresholds: Sequence[float], budget: in
         "fingerprint": opts.fingerprint.as_dict(),
         "circles": {"distance": opts.circle_distance, "seed": opts.seed},
     }
-    run = metric.Run(Path(run_dir), molecules, budget, counts["n_calls"], opts)
+    run = metric.LoggedRun(Path(run_dir), molecules, budget, counts["n_calls"], opts)
     for producer in metric.producers("run"):
         out.update(producer.compute(run))
     out["thresholds"] = [threshold_metrics(molecules, t, budget, opts, fp_cache) for t in thresholds]

@@ -56,9 +56,9 @@ class Column:
 
 
 @dataclass
-class Hits:
-    """What a threshold metric reads: the unique molecules within the budget, the hits among them (call
-    order), their SMILES and fingerprints (``options.fingerprint``), and the options."""
+class HitsAtThreshold:
+    """The hits of one threshold τ, what a threshold metric reads: the unique molecules within the budget, the
+    hits among them (call order), their SMILES and fingerprints (``options.fingerprint``), and the options."""
 
     molecules: Sequence[Molecule]
     threshold: float
@@ -73,8 +73,9 @@ class Hits:
 
 
 @dataclass
-class Run:
-    """What a run-level metric reads."""
+class LoggedRun:
+    """A run as its oracle log shows it, what a run-level metric reads: the run folder, the unique molecules
+    within the budget, the budget, the calls made, and the options."""
 
     run_dir: Path
     molecules: Sequence[Molecule]
@@ -114,12 +115,12 @@ def _declare(scope: str, columns: tuple[Column, ...], conventions: Mapping[str, 
 
 
 def threshold_metrics(*columns: Column, conventions: Mapping[str, str] | None = None, column: int):
-    """Declare ``fn(hits: Hits) -> {key: value}``: keys of each threshold row of metrics.json."""
+    """Declare ``fn(hits: HitsAtThreshold) -> {key: value}``: keys of each threshold row of metrics.json."""
     return _declare("threshold", columns, conventions, column)
 
 
 def run_metrics(*columns: Column, conventions: Mapping[str, str] | None = None, column: int):
-    """Declare ``fn(run: Run) -> {key: value}``: top-level keys of metrics.json."""
+    """Declare ``fn(run: LoggedRun) -> {key: value}``: top-level keys of metrics.json."""
     return _declare("run", columns, conventions, column)
 
 

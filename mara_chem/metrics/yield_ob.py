@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from mara_chem.metrics.metric import Column, Hits, threshold_metrics
+from mara_chem.metrics.metric import Column, HitsAtThreshold, threshold_metrics
 from mara_chem.run_folder.oracle_log import Molecule
 
 
@@ -34,11 +34,11 @@ def oracle_burden(molecules: Sequence[Molecule], threshold: float, n: int = 100,
 
 
 @threshold_metrics(Column("yield", "Yield", "d", benchmark=True), column=10)
-def _yield(h: Hits) -> dict[str, object]:
+def _yield(h: HitsAtThreshold) -> dict[str, object]:
     return {"yield": len(h.found)}
 
 
 @threshold_metrics(Column("ob_n", "OB{n}", "d", missing="not reached", benchmark=True), column=20,
                    conventions={"ob_n": "call index of the N-th unique hit; null = not reached within the budget"})
-def _oracle_burden(h: Hits) -> dict[str, object]:
+def _oracle_burden(h: HitsAtThreshold) -> dict[str, object]:
     return {"n": h.options.n, "ob_n": oracle_burden(h.molecules, h.threshold, h.options.n, h.budget)}

@@ -56,7 +56,7 @@ def test_a_new_metric_is_one_declaration(run_dir):
 
     @metric.threshold_metrics(metric.Column("mean_hit_heavy_atoms", "Hit size", ".1f"), column=65,
                               conventions={"mean_hit_heavy_atoms": "mean heavy-atom count of the hits"})
-    def _mean_size(h: metric.Hits) -> dict[str, object]:
+    def _mean_size(h: metric.HitsAtThreshold) -> dict[str, object]:
         from rdkit import Chem
 
         sizes = [Chem.MolFromSmiles(s).GetNumHeavyAtoms() for s in h.smiles]

@@ -15,7 +15,7 @@ import math
 from collections.abc import Sequence
 
 from mara_chem.metrics.metric import Column, LoggedRun, run_metrics
-from mara_chem.run_folder.oracle_log import Molecule
+from mara_chem.run_folder.oracle_log import LoggedMolecule
 
 
 def top_k_mean(scores: Sequence[float], k: int = 10) -> float:
@@ -24,7 +24,7 @@ def top_k_mean(scores: Sequence[float], k: int = 10) -> float:
     return float(sum(best) / len(best)) if best else 0.0
 
 
-def _top_k_at(molecules: Sequence[Molecule], checkpoints: Sequence[int], k: int) -> list[float]:
+def _top_k_at(molecules: Sequence[LoggedMolecule], checkpoints: Sequence[int], k: int) -> list[float]:
     """Mean top-k of the molecules with call <= each (increasing) checkpoint, in one pass."""
     heap: list[float] = []
     out: list[float] = []
@@ -43,7 +43,7 @@ def _top_k_at(molecules: Sequence[Molecule], checkpoints: Sequence[int], k: int)
     return out
 
 
-def top_k_auc(molecules: Sequence[Molecule], budget: int, n_calls: int | None = None, k: int = 10,
+def top_k_auc(molecules: Sequence[LoggedMolecule], budget: int, n_calls: int | None = None, k: int = 10,
               freq: int = 100, finish: bool = True) -> float:
     """PMO AUC top-k over unique molecules (first calls), ``n_calls`` spent (default: last molecule's call)."""
     mols = sorted((m for m in molecules if m.call <= budget), key=lambda m: m.call)

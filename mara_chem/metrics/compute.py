@@ -11,7 +11,7 @@ from mara_chem.metrics import metric
 from mara_chem.metrics.diversity import fingerprints
 from mara_chem.metrics.options import MetricOptions
 from mara_chem.metrics.yield_ob import hits
-from mara_chem.run_folder.oracle_log import LogTable, Molecule, read_oracle_log
+from mara_chem.run_folder.oracle_log import LogTable, LoggedMolecule, read_oracle_log
 from mara_chem.run_folder.run_record import read_run_record
 
 #: what every metric counts in (each metric's own convention is declared with it, ``metric.py``)
@@ -49,7 +49,7 @@ def resolve_budget(run_dir: str | Path, budget: int | None, log: LogTable) -> tu
     return max(1, int(log.df["call"].max()) if log.n_rows else 1), "calls in log"
 
 
-def threshold_metrics(molecules: Sequence[Molecule], threshold: float, budget: int,
+def threshold_metrics(molecules: Sequence[LoggedMolecule], threshold: float, budget: int,
                       opts: MetricOptions = MetricOptions(),
                       fp_cache: dict[str, ExplicitBitVect] | None = None) -> dict[str, object]:
     """Every declared threshold metric (Yield, OB_N, IntDiv1, #Circles, scaffold concentration) at one τ.

@@ -22,7 +22,7 @@ from mara_chem.metrics.options import MetricOptions
 if TYPE_CHECKING:
     from rdkit.DataStructs import ExplicitBitVect
 
-    from mara_chem.run_folder.oracle_log import Molecule
+    from mara_chem.run_folder.oracle_log import LoggedMolecule
 
 #: the modules whose import declares the built-in metrics (in table order: the producers' ``column`` decides)
 BUILTIN_MODULES = ("mara_chem.metrics.yield_ob", "mara_chem.metrics.diversity", "mara_chem.metrics.auc",
@@ -60,11 +60,11 @@ class HitsAtThreshold:
     """The hits of one threshold τ, what a threshold metric reads: the unique molecules within the budget, the
     hits among them (call order), their SMILES and fingerprints (``options.fingerprint``), and the options."""
 
-    molecules: Sequence[Molecule]
+    molecules: Sequence[LoggedMolecule]
     threshold: float
     budget: int
     options: MetricOptions
-    found: Sequence[Molecule]
+    found: Sequence[LoggedMolecule]
     fps: Sequence[ExplicitBitVect]
 
     @property
@@ -78,7 +78,7 @@ class LoggedRun:
     within the budget, the budget, the calls made, and the options."""
 
     run_dir: Path
-    molecules: Sequence[Molecule]
+    molecules: Sequence[LoggedMolecule]
     budget: int
     n_calls: int
     options: MetricOptions

@@ -6,7 +6,7 @@ import math
 from collections.abc import Sequence
 
 from mara_chem.metrics.metric import Column, HitsAtThreshold, threshold_metrics
-from mara_chem.run_folder.oracle_log import Molecule
+from mara_chem.run_folder.oracle_log import LoggedMolecule
 
 
 def is_hit(score: float, threshold: float) -> bool:
@@ -14,17 +14,17 @@ def is_hit(score: float, threshold: float) -> bool:
     return not math.isnan(score) and score >= threshold
 
 
-def hits(molecules: Sequence[Molecule], threshold: float, budget: int | None = None) -> list[Molecule]:
+def hits(molecules: Sequence[LoggedMolecule], threshold: float, budget: int | None = None) -> list[LoggedMolecule]:
     """Unique molecules with score >= τ among calls <= budget, in call order."""
     return [m for m in molecules if (budget is None or m.call <= budget) and is_hit(m.score, threshold)]
 
 
-def yield_count(molecules: Sequence[Molecule], threshold: float, budget: int | None = None) -> int:
+def yield_count(molecules: Sequence[LoggedMolecule], threshold: float, budget: int | None = None) -> int:
     """Yield: number of unique molecules with score >= τ within the budget."""
     return len(hits(molecules, threshold, budget))
 
 
-def oracle_burden(molecules: Sequence[Molecule], threshold: float, n: int = 100,
+def oracle_burden(molecules: Sequence[LoggedMolecule], threshold: float, n: int = 100,
                   budget: int | None = None) -> int | None:
     """OB_N: 1-based oracle-call index of the N-th unique hit; None ("not reached") if fewer than N."""
     if n < 1:

@@ -10,7 +10,7 @@ import pytest
 
 from mara_chem.metrics.auc import top_k_auc, top_k_mean
 from mara_chem.metrics.collapse import batch_duplicates, duplicate_fraction, scaffold_stats
-from mara_chem.run_folder.oracle_log import Molecule, read_oracle_log, unique_molecules
+from mara_chem.run_folder.oracle_log import LoggedMolecule, read_oracle_log, unique_molecules
 from mara_chem.metrics.yield_ob import hits, oracle_burden, yield_count
 
 HEADER = "call,step,smiles,score,qed,qed_raw,reason\n"
@@ -37,7 +37,7 @@ def write_log(run_dir: Path, rows: list[str] = ROWS, partial: str = PARTIAL) -> 
 
 
 @pytest.fixture
-def molecules(tmp_path: Path) -> list[Molecule]:
+def molecules(tmp_path: Path) -> list[LoggedMolecule]:
     return read_oracle_log(write_log(tmp_path)).molecules()
 
 
@@ -55,7 +55,7 @@ def test_reader_keeps_complete_last_line(tmp_path: Path) -> None:
     assert log.n_rows == 10 and log.n_dropped_lines == 0
 
 
-def test_unique_molecules_first_call_and_score(molecules: list[Molecule]) -> None:
+def test_unique_molecules_first_call_and_score(molecules: list[LoggedMolecule]) -> None:
     assert [(m.call, m.smiles) for m in molecules] == [
         (1, "CCO"), (2, "Oc1ccccc1"), (5, "CC(=O)Nc1ccc(O)cc1"), (7, "c1ccncc1"), (9, "CCN"), (10, "CCCl")]
     assert molecules[0].score == 0.9 and molecules[0].step == 1
@@ -67,38 +67,38 @@ def test_unique_molecules_pure_lists() -> None:
     assert [(m.call, m.smiles, m.score) for m in mols] == [(1, "CCO", 0.7)]
 
 
-def test_yield_and_ob(molecules: list[Molecule]) -> None:
+def test_yield_and_ob(molecules: list[LoggedMolecule]) -> None:
     assert yield_count(molecules, 0.8) == 4
     assert [oracle_burden(molecules, 0.8, n) for n in (1, 2, 3, 4, 5)] == [1, 7, 9, 10, None]
     assert [m.smiles for m in hits(molecules, 0.8)] == ["CCO", "c1ccncc1", "CCN", "CCCl"]
 
 
-def test_yield_counts_duplicates_at_first_call_only(molecules: list[Molecule]) -> None:
+def test_yield_counts_duplicates_at_first_call_only(molecules: list[LoggedMolecule]) -> None:
     # CCO scored 0.95 and 0.99 on repeats, paracetamol 0.92 after failing: neither counts at τ = 0.92.
     assert [m.smiles for m in hits(molecules, 0.92)] == ["CCCl"]
 
 
-def test_budget_cut_off(molecules: list[Molecule]) -> None:
+def test_budget_cut_off(molecules: list[LoggedMolecule]) -> None:
     assert yield_count(molecules, 0.8, budget=9) == 3
     assert oracle_burden(molecules, 0.8, 3, budget=9) == 9
     assert yield_count(molecules, 0.8, budget=8) == 2
     assert oracle_burden(molecules, 0.8, 3, budget=8) is None
 
 
-def test_no_hits(molecules: list[Molecule]) -> None:
+def test_no_hits(molecules: list[LoggedMolecule]) -> None:
     assert yield_count(molecules, 1.0) == 0
     assert oracle_burden(molecules, 1.0, 1) is None
     assert yield_count([], 0.5) == 0
 
 
 def test_nan_is_never_a_hit() -> None:
-    mols = [Molecule(1, 0, "CCO", float("nan")), Molecule(2, 0, "CCN", 0.0)]
+    mols = [LoggedMolecule(1, 0, "CCO", float("nan")), LoggedMolecule(2, 0, "CCN", 0.0)]
     assert yield_count(mols, 0.0) == 1
     assert oracle_burden(mols, 0.0, 1) == 2
 
 
-def _mols(scores: list[float]) -> list[Molecule]:
-    return [Molecule(i + 1, 0, f"m{i}", s) for i, s in enumerate(scores)]
+def _mols(scores: list[float]) -> list[LoggedMolecule]:
+    return [LoggedMolecule(i + 1, 0, f"m{i}", s) for i, s in enumerate(scores)]
 
 
 def test_auc_hand_computed() -> None:
@@ -141,7 +141,7 @@ def test_top_k_mean() -> None:
     assert top_k_mean([], k=10) == 0.0
 
 
-def test_auc_from_log(molecules: list[Molecule]) -> None:
+def test_auc_from_log(molecules: list[LoggedMolecule]) -> None:
     # finite scores 0.9, 0.5, 0.85, 0.81, 0.99 (mean 0.81) after 10 calls, flat to 20.
     assert top_k_auc(molecules, budget=20, n_calls=10) == pytest.approx((10 * 0.81 / 2 + 10 * 0.81) / 20)
 

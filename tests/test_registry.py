@@ -138,7 +138,7 @@ def test_transforms_aggregators_strategies_networks_filters_executors_need_their
         pass
 
     class NoLoss(LearningStrategy):
-        params_model = StrategyParams
+        Params = StrategyParams
 
         @property
         def beta(self) -> float:

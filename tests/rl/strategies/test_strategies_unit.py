@@ -53,6 +53,21 @@ def test_unknown_strategy_lists_the_valid_names():
         strategy_params_model("bar")
 
 
+def test_a_strategy_registers_only_with_its_own_options_model():
+    """A named strategy declares ``Params`` (as components and filters do) whose ``type`` is its name; otherwise
+    defining the class fails, before anything is registered."""
+    from mara_chem.rl.strategies import LearningStrategy
+
+    with pytest.raises(TypeError, match="NoOptions declares no Params"):
+        class NoOptions(LearningStrategy):
+            name = "test_no_options"
+    with pytest.raises(TypeError, match=r"OtherType.Params declares type 'dap', registered as 'test_other_type'"):
+        class OtherType(LearningStrategy):
+            name = "test_other_type"
+            Params = strategy_params_model("dap")
+    assert "test_no_options" not in list_strategies() and "test_other_type" not in list_strategies()
+
+
 @pytest.mark.parametrize(("type_", "key"), [("dap", "sgima"), ("grpo", "sigma"), ("mara", "bogus")])
 def test_unknown_option_is_an_error_naming_the_key(type_: str, key: str):
     with pytest.raises(ValueError, match=key):

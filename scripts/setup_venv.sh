@@ -33,7 +33,7 @@ if [ ! -f "$stamp" ]; then
     rm -f ".venv/.mara-chem-installed-$MODE-"*
     touch "$stamp"
 fi
-# (test mode only) REINVENT 4.8 for the tests that run mara-chem inside REINVENT (tests/test_reinvent_*.py skip without it):
+# (test mode only) REINVENT 4.8 for the tests that run mara-chem inside REINVENT (those in tests/reinvent/ skip without it):
 # installed from ../shared/vendor/REINVENT4-4.8.tar.gz (relative to the repo) when that archive is there,
 # without its dependencies (it pins another torch) plus the few packages it imports, torch held as it is.
 # (No command substitution that can fail here: under `set -e` it would end the script where the archive is absent.)

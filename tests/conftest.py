@@ -4,8 +4,7 @@ from pathlib import Path
 import pytest
 import torch
 
-DATA = Path(__file__).parent / "data"
-REPO = Path(__file__).resolve().parents[1]
+from tests.paths import REPO, TEST_DATA
 
 torch.set_num_threads(1)
 
@@ -13,7 +12,7 @@ torch.set_num_threads(1)
 @pytest.fixture(scope="session")
 def moses_sample() -> list[str]:
     """500 SMILES from the MOSES test split (committed, so tests need no download)."""
-    return [line.strip() for line in (DATA / "moses_sample.smi").read_text().splitlines() if line.strip()]
+    return [line.strip() for line in (TEST_DATA / "moses_sample.smi").read_text().splitlines() if line.strip()]
 
 
 @pytest.fixture()
@@ -24,7 +23,7 @@ def seeded() -> None:
 
 #: the test environment's torchvision stand-in (tests/stand_ins/torchvision: REINVENT's one torchvision function),
 #: put on the path only where torchvision is absent
-STAND_INS = Path(__file__).parent / "stand_ins"
+STAND_INS = REPO / "tests" / "stand_ins"
 
 
 def torchvision_stand_in() -> list[str]:

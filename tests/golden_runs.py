@@ -21,7 +21,8 @@ from pathlib import Path
 
 import torch
 
-REPO = Path(__file__).resolve().parents[1]
+from tests.paths import REPO
+
 GOLDEN = REPO / "tests" / "data" / "golden"
 PLATFORM_FILE = GOLDEN / "platform.json"
 PRIOR = REPO / "priors" / "moses-gru-2x256.prior"

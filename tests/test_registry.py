@@ -10,14 +10,13 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from mara_chem.registry import PluginError, Registered, Registry
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 GROUP = "mara_chem_test.widgets"
 
 
@@ -139,7 +138,7 @@ def test_transforms_aggregators_strategies_networks_filters_executors_need_their
         pass
 
     class NoLoss(LearningStrategy):
-        params_model = StrategyParams
+        Params = StrategyParams
 
         @property
         def beta(self) -> float:

@@ -17,7 +17,7 @@ _EXPORTS = {
     "FingerprintSpec": "options", "int_div1": "diversity", "int_div1_fps": "diversity", "n_circles": "diversity",
     "n_circles_fps": "diversity",
     "circle_centres": "diversity",
-    "Molecule": _LOG, "LogTable": _LOG, "OracleLog": _LOG, "read_oracle_log": _LOG, "unique_molecules": _LOG,
+    "LoggedMolecule": _LOG, "LogTable": _LOG, "OracleLog": _LOG, "read_oracle_log": _LOG, "unique_molecules": _LOG,
     "format_table": "table", "html_table": "table",
     "hits": "yield_ob", "oracle_burden": "yield_ob", "yield_count": "yield_ob",
 }

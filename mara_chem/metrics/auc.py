@@ -14,8 +14,8 @@ import heapq
 import math
 from collections.abc import Sequence
 
-from mara_chem.metrics.metric import Column, Run, run_metrics
-from mara_chem.run_folder.oracle_log import Molecule
+from mara_chem.metrics.metric import Column, LoggedRun, run_metrics
+from mara_chem.run_folder.oracle_log import LoggedMolecule
 
 
 def top_k_mean(scores: Sequence[float], k: int = 10) -> float:
@@ -24,7 +24,7 @@ def top_k_mean(scores: Sequence[float], k: int = 10) -> float:
     return float(sum(best) / len(best)) if best else 0.0
 
 
-def _top_k_at(molecules: Sequence[Molecule], checkpoints: Sequence[int], k: int) -> list[float]:
+def _top_k_at(molecules: Sequence[LoggedMolecule], checkpoints: Sequence[int], k: int) -> list[float]:
     """Mean top-k of the molecules with call <= each (increasing) checkpoint, in one pass."""
     heap: list[float] = []
     out: list[float] = []
@@ -43,7 +43,7 @@ def _top_k_at(molecules: Sequence[Molecule], checkpoints: Sequence[int], k: int)
     return out
 
 
-def top_k_auc(molecules: Sequence[Molecule], budget: int, n_calls: int | None = None, k: int = 10,
+def top_k_auc(molecules: Sequence[LoggedMolecule], budget: int, n_calls: int | None = None, k: int = 10,
               freq: int = 100, finish: bool = True) -> float:
     """PMO AUC top-k over unique molecules (first calls), ``n_calls`` spent (default: last molecule's call)."""
     mols = sorted((m for m in molecules if m.call <= budget), key=lambda m: m.call)
@@ -61,7 +61,7 @@ def top_k_auc(molecules: Sequence[Molecule], budget: int, n_calls: int | None = 
 @run_metrics(Column("auc", "AUC top-{auc[k]}", ".3f", value=lambda entry: entry["value"]), column=50, conventions={
     "auc_top10": "PMO top_auc: mean top-10 every 100 calls from 0 at call 0, trapezoids, last partial interval, "
                  "held flat to the budget if stopped early, divided by the budget; NaN scores left out"})
-def _auc(run: Run) -> dict[str, object]:
+def _auc(run: LoggedRun) -> dict[str, object]:
     o = run.options
     return {"auc": {"k": o.auc_k, "freq": o.auc_freq,
                     "value": top_k_auc(run.molecules, run.budget, run.n_calls, o.auc_k, o.auc_freq)}}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from mara_chem.chem.smiles import SmilesState, murcko_scaffold
-from mara_chem.metrics.metric import Column, Hits, Run, run_metrics, threshold_metrics
+from mara_chem.metrics.metric import Column, HitsAtThreshold, LoggedRun, run_metrics, threshold_metrics
 
 
 def scaffold_stats(smiles: Sequence[str]) -> dict[str, object]:
@@ -75,11 +75,11 @@ def batch_duplicates(run_dir: str | Path) -> dict[str, object]:
 @threshold_metrics(Column("n_scaffolds", "#Scaffolds", "d", benchmark=True),
                    Column("top_scaffold_share", "Top scaffold share", ".3f"), column=60,
                    conventions={"scaffolds": "Bemis-Murcko (RDKit); acyclic hits share the empty scaffold"})
-def _scaffolds(h: Hits) -> dict[str, object]:
+def _scaffolds(h: HitsAtThreshold) -> dict[str, object]:
     return scaffold_stats(h.smiles)
 
 
 @run_metrics(column=70, conventions={
     "duplicate_fraction": "per step, SMILES_state == 2 over all sampled SMILES in the batch (summary CSVs)"})
-def _batch_duplicates(run: Run) -> dict[str, object]:
+def _batch_duplicates(run: LoggedRun) -> dict[str, object]:
     return {"batch_duplicates": batch_duplicates(run.run_dir)}

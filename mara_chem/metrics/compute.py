@@ -11,7 +11,7 @@ from mara_chem.metrics import metric
 from mara_chem.metrics.diversity import fingerprints
 from mara_chem.metrics.options import MetricOptions
 from mara_chem.metrics.yield_ob import hits
-from mara_chem.run_folder.oracle_log import LogTable, Molecule, read_oracle_log
+from mara_chem.run_folder.oracle_log import LogTable, LoggedMolecule, read_oracle_log
 from mara_chem.run_folder.run_record import read_run_record
 
 #: what every metric counts in (each metric's own convention is declared with it, ``metric.py``)
@@ -49,7 +49,7 @@ def resolve_budget(run_dir: str | Path, budget: int | None, log: LogTable) -> tu
     return max(1, int(log.df["call"].max()) if log.n_rows else 1), "calls in log"
 
 
-def threshold_metrics(molecules: Sequence[Molecule], threshold: float, budget: int,
+def threshold_metrics(molecules: Sequence[LoggedMolecule], threshold: float, budget: int,
                       opts: MetricOptions = MetricOptions(),
                       fp_cache: dict[str, ExplicitBitVect] | None = None) -> dict[str, object]:
     """Every declared threshold metric (Yield, OB_N, IntDiv1, #Circles, scaffold concentration) at one τ.
@@ -61,7 +61,7 @@ def threshold_metrics(molecules: Sequence[Molecule], threshold: float, budget: i
     cache = fp_cache if fp_cache is not None else {}
     missing = [s for s in smiles if s not in cache]
     cache.update(zip(missing, fingerprints(missing, opts.fingerprint)))
-    inputs = metric.Hits(molecules, threshold, budget, opts, found, [cache[s] for s in smiles])
+    inputs = metric.HitsAtThreshold(molecules, threshold, budget, opts, found, [cache[s] for s in smiles])
     row: dict[str, object] = {"threshold": threshold}
     for producer in metric.producers("threshold"):
         row.update(producer.compute(inputs))
@@ -86,7 +86,7 @@ def compute_metrics(run_dir: str | Path, thresholds: Sequence[float], budget: in
         "fingerprint": opts.fingerprint.as_dict(),
         "circles": {"distance": opts.circle_distance, "seed": opts.seed},
     }
-    run = metric.Run(Path(run_dir), molecules, budget, counts["n_calls"], opts)
+    run = metric.LoggedRun(Path(run_dir), molecules, budget, counts["n_calls"], opts)
     for producer in metric.producers("run"):
         out.update(producer.compute(run))
     out["thresholds"] = [threshold_metrics(molecules, t, budget, opts, fp_cache) for t in thresholds]

@@ -9,7 +9,7 @@ from rdkit import DataStructs
 from rdkit.DataStructs import ExplicitBitVect
 
 from mara_chem.chem.fingerprints import morgan_fingerprint
-from mara_chem.metrics.metric import Column, Hits, threshold_metrics
+from mara_chem.metrics.metric import Column, HitsAtThreshold, threshold_metrics
 from mara_chem.metrics.options import CIRCLE_DISTANCE, FINGERPRINT_PRESETS, FingerprintSpec
 
 def fingerprints(smiles: Sequence[str], spec: FingerprintSpec = FingerprintSpec()) -> list[ExplicitBitVect]:
@@ -91,12 +91,12 @@ def n_circles(smiles: Sequence[str], t: float = CIRCLE_DISTANCE, seed: int | Non
 
 @threshold_metrics(Column("intdiv1", "IntDiv1", ".3f", benchmark=True), column=30, conventions={
     "intdiv1": "MOSES 1 - (1/n^2) sum_ij T_ij, diagonal included; null for 0 hits, 0.0 for 1 hit"})
-def _intdiv1(h: Hits) -> dict[str, object]:
+def _intdiv1(h: HitsAtThreshold) -> dict[str, object]:
     return {"intdiv1": int_div1_fps(h.fps)}
 
 
 @threshold_metrics(Column("n_circles", "#Circles", "d", benchmark=True), column=40, conventions={
     "n_circles": "greedy packing, join if 1 - Tanimoto > t to every chosen hit; hits visited in discovery (call) "
                  "order, or in numpy.random.default_rng(seed).permutation order when a seed is given"})
-def _n_circles(h: Hits) -> dict[str, object]:
+def _n_circles(h: HitsAtThreshold) -> dict[str, object]:
     return {"n_circles": n_circles_fps(h.fps, h.options.circle_distance, h.options.seed)}

@@ -4,7 +4,7 @@ A metric module declares what it adds with ``@threshold_metrics(...)`` (numbers 
 hits) or ``@run_metrics(...)`` (numbers of the whole run); ``compute.py`` calls every declared producer,
 ``table.py`` prints every declared column, ``metrics.json`` carries every convention, and the benchmark
 tables take their keys and labels from here. A new metric in an existing module touches that module and
-docs/metrics.md; a new module is also named in ``BUILTIN_MODULES`` (tests/test_metrics_registry.py fails
+docs/metrics.md; a new module is also named in ``BUILTIN_MODULES`` (tests/metrics/test_metrics_registry.py fails
 otherwise).
 """
 
@@ -22,7 +22,7 @@ from mara_chem.metrics.options import MetricOptions
 if TYPE_CHECKING:
     from rdkit.DataStructs import ExplicitBitVect
 
-    from mara_chem.run_folder.oracle_log import Molecule
+    from mara_chem.run_folder.oracle_log import LoggedMolecule
 
 #: the modules whose import declares the built-in metrics (in table order: the producers' ``column`` decides)
 BUILTIN_MODULES = ("mara_chem.metrics.yield_ob", "mara_chem.metrics.diversity", "mara_chem.metrics.auc",
@@ -56,15 +56,15 @@ class Column:
 
 
 @dataclass
-class Hits:
-    """What a threshold metric reads: the unique molecules within the budget, the hits among them (call
-    order), their SMILES and fingerprints (``options.fingerprint``), and the options."""
+class HitsAtThreshold:
+    """The hits of one threshold τ, what a threshold metric reads: the unique molecules within the budget, the
+    hits among them (call order), their SMILES and fingerprints (``options.fingerprint``), and the options."""
 
-    molecules: Sequence[Molecule]
+    molecules: Sequence[LoggedMolecule]
     threshold: float
     budget: int
     options: MetricOptions
-    found: Sequence[Molecule]
+    found: Sequence[LoggedMolecule]
     fps: Sequence[ExplicitBitVect]
 
     @property
@@ -73,11 +73,12 @@ class Hits:
 
 
 @dataclass
-class Run:
-    """What a run-level metric reads."""
+class LoggedRun:
+    """A run as its oracle log shows it, what a run-level metric reads: the run folder, the unique molecules
+    within the budget, the budget, the calls made, and the options."""
 
     run_dir: Path
-    molecules: Sequence[Molecule]
+    molecules: Sequence[LoggedMolecule]
     budget: int
     n_calls: int
     options: MetricOptions
@@ -114,12 +115,12 @@ def _declare(scope: str, columns: tuple[Column, ...], conventions: Mapping[str, 
 
 
 def threshold_metrics(*columns: Column, conventions: Mapping[str, str] | None = None, column: int):
-    """Declare ``fn(hits: Hits) -> {key: value}``: keys of each threshold row of metrics.json."""
+    """Declare ``fn(hits: HitsAtThreshold) -> {key: value}``: keys of each threshold row of metrics.json."""
     return _declare("threshold", columns, conventions, column)
 
 
 def run_metrics(*columns: Column, conventions: Mapping[str, str] | None = None, column: int):
-    """Declare ``fn(run: Run) -> {key: value}``: top-level keys of metrics.json."""
+    """Declare ``fn(run: LoggedRun) -> {key: value}``: top-level keys of metrics.json."""
     return _declare("run", columns, conventions, column)
 
 

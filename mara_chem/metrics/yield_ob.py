@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from mara_chem.metrics.metric import Column, Hits, threshold_metrics
-from mara_chem.run_folder.oracle_log import Molecule
+from mara_chem.metrics.metric import Column, HitsAtThreshold, threshold_metrics
+from mara_chem.run_folder.oracle_log import LoggedMolecule
 
 
 def is_hit(score: float, threshold: float) -> bool:
@@ -14,17 +14,17 @@ def is_hit(score: float, threshold: float) -> bool:
     return not math.isnan(score) and score >= threshold
 
 
-def hits(molecules: Sequence[Molecule], threshold: float, budget: int | None = None) -> list[Molecule]:
+def hits(molecules: Sequence[LoggedMolecule], threshold: float, budget: int | None = None) -> list[LoggedMolecule]:
     """Unique molecules with score >= τ among calls <= budget, in call order."""
     return [m for m in molecules if (budget is None or m.call <= budget) and is_hit(m.score, threshold)]
 
 
-def yield_count(molecules: Sequence[Molecule], threshold: float, budget: int | None = None) -> int:
+def yield_count(molecules: Sequence[LoggedMolecule], threshold: float, budget: int | None = None) -> int:
     """Yield: number of unique molecules with score >= τ within the budget."""
     return len(hits(molecules, threshold, budget))
 
 
-def oracle_burden(molecules: Sequence[Molecule], threshold: float, n: int = 100,
+def oracle_burden(molecules: Sequence[LoggedMolecule], threshold: float, n: int = 100,
                   budget: int | None = None) -> int | None:
     """OB_N: 1-based oracle-call index of the N-th unique hit; None ("not reached") if fewer than N."""
     if n < 1:
@@ -34,11 +34,11 @@ def oracle_burden(molecules: Sequence[Molecule], threshold: float, n: int = 100,
 
 
 @threshold_metrics(Column("yield", "Yield", "d", benchmark=True), column=10)
-def _yield(h: Hits) -> dict[str, object]:
+def _yield(h: HitsAtThreshold) -> dict[str, object]:
     return {"yield": len(h.found)}
 
 
 @threshold_metrics(Column("ob_n", "OB{n}", "d", missing="not reached", benchmark=True), column=20,
                    conventions={"ob_n": "call index of the N-th unique hit; null = not reached within the budget"})
-def _oracle_burden(h: Hits) -> dict[str, object]:
+def _oracle_burden(h: HitsAtThreshold) -> dict[str, object]:
     return {"n": h.options.n, "ob_n": oracle_burden(h.molecules, h.threshold, h.options.n, h.budget)}

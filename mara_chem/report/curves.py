@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from mara_chem.metrics.diversity import CIRCLE_DISTANCE, FingerprintSpec, circle_centres, fingerprints, n_circles_fps
-from mara_chem.run_folder.oracle_log import LogTable, Molecule, unique_molecules
+from mara_chem.run_folder.oracle_log import LogTable, LoggedMolecule, unique_molecules
 from mara_chem.metrics.yield_ob import hits
 
 LogLike = LogTable | pd.DataFrame
@@ -17,7 +17,7 @@ def log_frame(log: LogLike) -> pd.DataFrame:
     return log.df if isinstance(log, LogTable) else log
 
 
-def molecules_of(log: LogLike, budget: int | None = None) -> list[Molecule]:
+def molecules_of(log: LogLike, budget: int | None = None) -> list[LoggedMolecule]:
     """Unique molecules at their first call <= budget (same rule as the metrics)."""
     df = log_frame(log)
     steps = df["step"].tolist() if "step" in df else None

@@ -9,12 +9,12 @@ import pandas as pd
 
 from mara_chem.chem.sdf import write_rows_sdf
 from mara_chem.chem.smiles import murcko_scaffold
-from mara_chem.run_folder.oracle_log import Molecule
+from mara_chem.run_folder.oracle_log import LoggedMolecule
 
 
-def hits_frame(found: Sequence[Molecule], log_df: pd.DataFrame | None = None) -> pd.DataFrame:
+def hits_frame(found: Sequence[LoggedMolecule], log_df: pd.DataFrame | None = None) -> pd.DataFrame:
     """Hits sorted by score (desc, then call), with scaffold and the log's endpoint columns of the first call."""
-    df = pd.DataFrame(found, columns=list(Molecule._fields))
+    df = pd.DataFrame(found, columns=list(LoggedMolecule._fields))
     df["scaffold"] = [murcko_scaffold(s) for s in df["smiles"]]
     if log_df is not None and len(df):
         extra = [c for c in log_df.columns if c not in ("step", "smiles", "score", "canonical")]

@@ -246,8 +246,9 @@ def _stop_signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-class Molecule(NamedTuple):
-    """A unique molecule at its first oracle call (1-based ``call``); ``score`` is NaN when scoring failed."""
+class LoggedMolecule(NamedTuple):
+    """A unique molecule as the oracle log records it at its first call (1-based ``call``, its step, canonical
+    SMILES and score); ``score`` is NaN when scoring failed."""
 
     call: int
     step: int
@@ -287,7 +288,7 @@ class LogTable:
         counts = df["source"].value_counts()
         return {source: int(counts.get(source, 0)) for source in SOURCES}
 
-    def molecules(self, budget: int | None = None) -> list[Molecule]:
+    def molecules(self, budget: int | None = None) -> list[LoggedMolecule]:
         """Unique valid molecules at their first call within the budget (see ``unique_molecules``)."""
         df = self.df
         return unique_molecules(df["call"].tolist(), df["smiles"].tolist(), df["score"].tolist(),
@@ -436,7 +437,7 @@ def _as_float(x: object) -> float:
 
 def unique_molecules(calls: Sequence[int], smiles: Sequence[str], scores: Sequence[float],
                      budget: int | None = None, steps: Sequence[int] | None = None,
-                     canonical: Sequence[str | None] | None = None) -> list[Molecule]:
+                     canonical: Sequence[str | None] | None = None) -> list[LoggedMolecule]:
     """Unique molecules in call order, each at its FIRST call <= budget, with that call's score.
 
     Invalid SMILES are skipped; later repeats of a canonical SMILES are ignored (PMO's cache semantics:
@@ -447,11 +448,11 @@ def unique_molecules(calls: Sequence[int], smiles: Sequence[str], scores: Sequen
     steps = list(steps) if steps is not None else [-1] * len(calls)
     order = sorted(range(len(calls)), key=lambda i: int(calls[i]))
     seen: set[str] = set()
-    out: list[Molecule] = []
+    out: list[LoggedMolecule] = []
     for i in order:
         c, smi = int(calls[i]), canon[i]
         if (budget is not None and c > budget) or not isinstance(smi, str) or smi in seen:
             continue
         seen.add(smi)
-        out.append(Molecule(c, int(steps[i]), smi, _as_float(scores[i])))
+        out.append(LoggedMolecule(c, int(steps[i]), smi, _as_float(scores[i])))
     return out

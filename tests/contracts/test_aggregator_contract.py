@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from contract_helpers import implementations
+from tests.contracts.contract_helpers import implementations
 
 from mara_chem.plugins import AGGREGATORS
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 import pytest
-from contract_helpers import build_example, implementations
+from tests.contracts.contract_helpers import build_example, implementations
 from pydantic import ValidationError
 
 from mara_chem.plugins import COMPONENTS

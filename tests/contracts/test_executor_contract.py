@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
 import pytest
-from contract_helpers import implementations
+from tests.contracts.contract_helpers import implementations
 
 from mara_chem.plugins import EXECUTORS
+from tests.paths import EXAMPLE_PLUGIN
 
-PLUGIN = str(Path(__file__).resolve().parents[2] / "examples" / "mara_chem_example_plugin")
+PLUGIN = str(EXAMPLE_PLUGIN)
 sys.path.insert(0, PLUGIN)  # pool workers inherit sys.path
 from mara_chem_example_plugin.conformer_worker import (  # noqa: E402
     ConformerEnergyWorker,

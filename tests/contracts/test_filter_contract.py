@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from contract_helpers import build_example, implementations
+from tests.contracts.contract_helpers import build_example, implementations
 
 from mara_chem.plugins import FILTERS
 from mara_chem.rl.diversity_filters import build_filter

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from contract_helpers import build_example, implementations
+from tests.contracts.contract_helpers import build_example, implementations
 
 from mara_chem.models.networks import SmilesNetwork, build_network
 from mara_chem.plugins import NETWORKS

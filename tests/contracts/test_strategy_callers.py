@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from contract_helpers import build_example, implementations
+from tests.contracts.contract_helpers import build_example, implementations
 
 from mara_chem.chem.smiles import SmilesState
 from mara_chem.plugins import STRATEGIES
@@ -20,8 +20,8 @@ from mara_chem.rl.loop import StagedLearning
 from mara_chem.rl.oracle import Scored
 from mara_chem.rl.step_samples import StepSamples, batch_states
 from mara_chem.rl.strategies import build_strategy
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 PRIOR = REPO / "priors" / "moses-gru-2x256.prior"
 
 # raw SMILES as sampled; row 2 repeats row 0's molecule, row 4 is invalid (ring left open), row 5 is unscored

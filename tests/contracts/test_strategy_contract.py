@@ -8,7 +8,7 @@ import math
 
 import pytest
 import torch
-from contract_helpers import build_example, implementations
+from tests.contracts.contract_helpers import build_example, implementations
 
 from mara_chem.plugins import STRATEGIES
 from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, build_strategy

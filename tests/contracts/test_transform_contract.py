@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from contract_helpers import build_example, implementations
+from tests.contracts.contract_helpers import build_example, implementations
 from pydantic import ValidationError
 
 from mara_chem.plugins import TRANSFORMS

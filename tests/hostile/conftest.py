@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.paths import REPO
+
 # a copy: a case that (before its fix) wrote over the prior must not destroy the repository's bundled file
 PRIOR = Path(tempfile.mkdtemp(prefix="hostile-prior-")) / "moses-gru-2x256.prior"
 shutil.copyfile(REPO / "priors" / "moses-gru-2x256.prior", PRIOR)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import folder_state
+from tests.hostile.conftest import folder_state
 
 HEADER = "call,step,stage,smiles,score,qed,qed_raw,reason\n"
 GOOD = ["1,1,1,CCO,0.9,0.9,0.4,", "2,1,1,c1ccccc1O,0.5,0.5,0.5,", "3,1,1,CCN,,,,failed"]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conftest import folder_state, set_key, staged, to_toml
+from tests.hostile.conftest import folder_state, set_key, staged, to_toml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import PRIOR, folder_state, sampling, scoring, set_key, staged, to_toml, transfer
+from tests.hostile.conftest import PRIOR, folder_state, sampling, scoring, set_key, staged, to_toml, transfer
 
 Case = tuple[str, Callable[[Path], dict[str, Any]], str]
 

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import QED, folder_state, scoring, set_key, staged, to_toml
+from tests.hostile.conftest import QED, folder_state, scoring, set_key, staged, to_toml
 
 from mara_chem.rl.config import load_run_config
 from mara_chem.rl.loop import RunDirError, StagedLearning

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import QED, REPO, staged, to_toml
+from tests.hostile.conftest import QED, REPO, staged, to_toml
 
 from mara_chem.run_folder.oracle_log import OracleLog
 from mara_chem.rl.loop import RunInterrupted

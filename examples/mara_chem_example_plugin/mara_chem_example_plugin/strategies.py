@@ -15,7 +15,7 @@ class BaselinePGParams(StrategyParams):
 
 class BaselinePolicyGradient(LearningStrategy):
     name = "example_baseline_pg"
-    params_model = BaselinePGParams
+    Params = BaselinePGParams
 
     @property
     def beta(self) -> float:

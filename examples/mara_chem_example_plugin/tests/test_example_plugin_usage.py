@@ -1,4 +1,4 @@
-"""The installed plugin used the way a run file uses it (run by mara-chem's tests/test_example_plugin.py)."""
+"""The installed plugin used the way a run file uses it (run by mara-chem's tests/repository/test_example_plugin.py)."""
 
 import numpy as np
 import pytest

@@ -142,20 +142,23 @@ class IpsOptions(BaseModel):
 class LearningStrategy(Registered, nn.Module, metaclass=ABCMeta):
     """Base of every strategy. ``forward`` keeps the books (input checks, the MARA modifier, info);
     subclasses implement :meth:`_loss` and :attr:`beta`. A subclass registers itself by its class-level
-    ``name`` (as every plugin family does) and declares ``params_model`` whose ``type`` field defaults to the
-    same name."""
+    ``name`` (as every plugin family does) and declares its options model ``Params`` (as components and
+    filters do) whose ``type`` field defaults to the same name."""
 
     plugin_registry = STRATEGIES
     name: ClassVar[str]
-    params_model: ClassVar[type[StrategyParams]]
+    Params: ClassVar[type[StrategyParams]]
     #: options besides ``type`` the contract suite builds the strategy with ({} = the defaults)
     example_params: ClassVar[dict[str, Any]] = {}
 
     @classmethod
     def _check_registration(cls) -> None:
-        declared = cls.params_model.model_fields["type"].default
+        params = getattr(cls, "Params", None)
+        if not (isinstance(params, type) and issubclass(params, StrategyParams)):
+            raise TypeError(f"{cls.__name__} declares no Params (its options model, a StrategyParams subclass)")
+        declared = params.model_fields["type"].default
         if declared != cls.name:
-            raise TypeError(f"{cls.__name__}.params_model declares type {declared!r}, registered as {cls.name!r}")
+            raise TypeError(f"{cls.__name__}.Params declares type {declared!r}, registered as {cls.name!r}")
 
     def __init__(self, params: StrategyParams) -> None:
         super().__init__()
@@ -259,7 +262,7 @@ def _strategy_class(type_: str) -> type[LearningStrategy]:
 
 def strategy_params_model(type_: str) -> type[StrategyParams]:
     """The pydantic model that validates a ``[learning_strategy]`` table of this type."""
-    return _strategy_class(type_).params_model
+    return _strategy_class(type_).Params
 
 
 def build_strategy(config: StrategyParams | Mapping[str, Any] | None = None, /, **options: Any) -> LearningStrategy:
@@ -275,4 +278,4 @@ def build_strategy(config: StrategyParams | Mapping[str, Any] | None = None, /, 
     if "type" not in merged:
         raise ValueError(f"learning strategy needs a 'type'; valid: {', '.join(list_strategies())}")
     cls = _strategy_class(merged["type"])
-    return cls(cls.params_model.model_validate(merged))
+    return cls(cls.Params.model_validate(merged))

@@ -134,7 +134,7 @@ class DAP(LearningStrategy):
     """REINVENT's DAP loss composed from :func:`dap_loss`; owns log Z when ``learn_log_z``."""
 
     name = "dap"
-    params_model = DAPParams
+    Params = DAPParams
     params: DAPParams
 
     def __init__(self, params: DAPParams) -> None:
@@ -210,7 +210,7 @@ class MARA(DAP):
     """DAP with the MARA modifier on."""
 
     name = "mara"
-    params_model = MARAParams
+    Params = MARAParams
     example_params = {"tau_quantile": 0.5}
 
 
@@ -226,4 +226,4 @@ class IPSDAP(DAP):
     """DAP with the IPS row weights on."""
 
     name = "ips_dap"
-    params_model = IPSDAPParams
+    Params = IPSDAPParams

@@ -63,7 +63,7 @@ class DMPO(LearningStrategy):
     """Forward KL from the group's reward-proportional target to the policy restricted to the group."""
 
     name = "dmpo"
-    params_model = DMPOParams
+    Params = DMPOParams
     params: DMPOParams
 
     @property

@@ -62,7 +62,7 @@ class MIPSGRPO(IPSGRPO):
     """IPS-GRPO on the marginal outcome probability the batch carries (``outcome_freq``)."""
 
     name = "mips_grpo"
-    params_model = MIPSGRPOParams
+    Params = MIPSGRPOParams
     params: MIPSGRPOParams
     #: the batch's own spellings only: the contract suite's REINVENT side has no agent to score more
     example_params = {"marginal_spellings": 0}

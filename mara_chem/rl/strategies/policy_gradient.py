@@ -145,7 +145,7 @@ class Reinforce(PolicyGradient):
     """REINFORCE without baseline."""
 
     name = "reinforce"
-    params_model = ReinforceParams
+    Params = ReinforceParams
 
     def _advantages(self, rewards: torch.Tensor) -> torch.Tensor:
         return reinforce_advantages(rewards)
@@ -161,7 +161,7 @@ class RLOO(PolicyGradient):
     """REINFORCE with the leave-one-out baseline."""
 
     name = "rloo"
-    params_model = RLOOParams
+    Params = RLOOParams
 
     def _advantages(self, rewards: torch.Tensor) -> torch.Tensor:
         return rloo_advantages(rewards)
@@ -177,7 +177,7 @@ class GRPO(PolicyGradient):
     """Group-normalised advantages, the whole on-policy batch being one group."""
 
     name = "grpo"
-    params_model = GRPOParams
+    Params = GRPOParams
 
     def _advantages(self, rewards: torch.Tensor) -> torch.Tensor:
         return grpo_advantages(rewards)
@@ -195,4 +195,4 @@ class IPSGRPO(GRPO):
     """GRPO with the IPS modifier on."""
 
     name = "ips_grpo"
-    params_model = IPSGRPOParams
+    Params = IPSGRPOParams

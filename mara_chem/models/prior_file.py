@@ -143,5 +143,11 @@ def load_prior(path: str | Path, device: str | torch.device = "cpu") -> Language
 
 
 def read_metadata(path: str | Path) -> dict:
-    payload = _read_payload(resolve_prior_path(path))
+    """Model type, hyper-parameters and metadata of a prior file (a REINVENT model file's as converted)."""
+    path = resolve_prior_path(path)
+    raw = _load_file(path)
+    if is_reinvent_payload(raw):
+        model = load_prior(path)
+        return {"model_type": model.network.name, "hyperparameters": model.network.hyperparameters(), **model.metadata}
+    payload = _read_payload(path, raw)
     return {"model_type": payload["model_type"], "hyperparameters": payload["hyperparameters"], **payload["metadata"]}

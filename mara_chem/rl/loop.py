@@ -2,7 +2,8 @@
 filter -> replay -> loss -> step.
 
 The loop owns the optimiser, the oracle, the filters and the replay memory; the learning strategy only
-turns tensors into a loss. Stops on max_steps, max_score or the oracle budget, and never exceeds the budget.
+turns tensors into a loss. A stage ends on max_score or its oracle budget (the next stage starts) or on
+max_steps, which ends the whole run as in REINVENT 4.8; the budget is never exceeded.
 
 One step's samples travel as one record (:class:`~mara_chem.rl.step_samples.StepSamples`); the strategy's batch
 is built by :mod:`mara_chem.rl.strategy_inputs` (as inside REINVENT) and every optimiser step is
@@ -49,7 +50,7 @@ from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog
 from mara_chem.rl.replay import ModeReplayMemory, ReplayMemory
 from mara_chem.rl.run_session import RunDirError, RunSession
 from mara_chem.rl.step_samples import StepSamples, first_occurrences
-from mara_chem.rl.strategies import build_strategy
+from mara_chem.rl.strategies import build_strategy, strategy_description
 from mara_chem.rl.hits import HitTracker
 from mara_chem.rl.reporters import (
     CheckpointReporter,
@@ -220,16 +221,25 @@ class StagedLearning:
     def run(self, stop_on_signals: bool = False) -> RunResult:
         """Run (or continue) every stage. ``stop_on_signals`` (the CLI): SIGINT/SIGTERM end the run at the next
         step boundary with a checkpoint (``RunResult.interrupted_by``); a second signal raises RunInterrupted."""
+        log.info("Using %s", strategy_description(self.strategy.params))
+        self._say(f"Using {strategy_description(self.strategy.params)}")  # as REINVENT's log says it (docs/reinvent.md)
         try:
             with _signals_handled_by(self._on_stop_signal, stop_on_signals):
                 for index, stage in enumerate(self.config.stage):
-                    if index < self.state.stage_index or (index == self.state.stage_index and self.state.stage_finished
-                                                    and self.state.stop_reason == "max_score"):
+                    if self._stage_done(index, stage):
                         continue
                     if index > self.state.stage_index:
                         self._start_stage(index, stage)
+                    self.state.ended_with_stages = None
                     self.state.stop_reason = self._run_stage(index, stage)
                     if self._stop_signal or self.state.stop_reason == VALIDITY_COLLAPSED:
+                        break
+                    if self.state.stage_step >= stage.max_steps:  # REINVENT 4.8: max_steps ends the whole run
+                        self.state.ended_with_stages = len(self.config.stage)
+                        self._checkpoint()
+                        if index + 1 < len(self.config.stage):
+                            self._say(f"stage {index + 1} reached max_steps ({stage.max_steps}): the run ends here, "
+                                      f"as in REINVENT; stages {index + 2}-{len(self.config.stage)} are not run")
                         break
         finally:
             self.tensorboard.close()
@@ -237,6 +247,18 @@ class StagedLearning:
         calls = len(self.oracle_log.read())
         return RunResult(self.run_dir, self.state.global_step, calls, len(self.hits.hits), len(self.hits.scaffolds),
                          self.state.stop_reason, self._stop_signal)
+
+    def _stage_done(self, index: int, stage: Stage) -> bool:
+        """Whether a resume skips this stage: an earlier one, one ended by max_score, or one of the stages the run
+        file had when a stage's max_steps ended the run (unless the resume raised that stage's max_steps)."""
+        s = self.state
+        if index < s.stage_index:
+            return True
+        if index == s.stage_index and s.stage_finished and s.stop_reason == "max_score":
+            return True
+        if s.ended_with_stages is not None and index < s.ended_with_stages:
+            return not (index == s.stage_index and s.stage_step < stage.max_steps)
+        return False
 
     def _on_stop_signal(self, name: str) -> None:
         """First SIGINT/SIGTERM: finish the step, checkpoint, stop. A second one stops at once."""

@@ -85,6 +85,17 @@ class RunInterrupted(BaseException):
         self.signal_name = signal_name
 
 
+class AgentDiverged(RuntimeError):
+    """A step's update left the agent's weights not finite: the run stops before that step's checkpoint (the
+    last one stays finite) and the step's paid calls are in the log, for ``--restart`` to reuse."""
+
+    def __init__(self, step: int, stage: int, calls: int):
+        super().__init__(f"the agent's weights are not finite after the update of step {step} (stage {stage}): the "
+                         f"run diverged (learning rate or likelihood_penalty too large?); the {calls} paid oracle "
+                         "calls are in the log")
+        self.step = step
+
+
 @dataclass
 class RunResult:
     run_dir: Path
@@ -114,7 +125,8 @@ class StagedLearning:
     """One staged-learning run in its folder: ``__init__`` checks the folder and takes it, :meth:`run` runs the
     stages, and each step samples, scores, filters, updates the agent and reports (module docstring)."""
 
-    def __init__(self, config: RunConfig, overwrite: bool = False, quiet: bool = False, progress_every: int = 1):
+    def __init__(self, config: RunConfig, overwrite: bool = False, quiet: bool = False, progress_every: int = 1,
+                 restart: bool = False):
         self.config = config
         self.quiet = quiet
         self.progress_every = progress_every
@@ -127,7 +139,7 @@ class StagedLearning:
         self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints, sources=config.genetic_on)
         self._build()
         self.session = RunSession(config, self.oracle_log, self._say, quiet)
-        self.session.open(overwrite, self._file_digests, restore=self._restore)
+        self.session.open(overwrite, self._file_digests, restore=self._restore, restart=restart)
 
     # --- set-up: every check first, then the first write ------------------------------------------------
     def _build(self) -> None:
@@ -340,6 +352,8 @@ class StagedLearning:
         self._filter(samples)
         on_policy = self.genetic is None or self.config.genetic.on_policy_update
         loss = self.update(samples, self.memory) if on_policy else self.update.skip(samples, self.memory)
+        if not all(bool(torch.isfinite(w).all()) for w in self.agent.network.parameters()):
+            raise AgentDiverged(self.state.global_step + 1, self.state.stage_index + 1, len(self.oracle_log.read()))
         kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
         if self.memory is not None:
             self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])

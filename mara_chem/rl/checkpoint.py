@@ -6,13 +6,13 @@ A checkpoint holds only plain data (tensors, numbers, strings, lists, tuples, di
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from mara_chem.atomic import save_torch_atomic
 from mara_chem.models.rng import rng_state, set_rng_state
 from mara_chem.text import first_line
 
@@ -36,9 +36,7 @@ def non_finite_tensors(state_dict: dict[str, Any]) -> list[str]:
 
 def save_checkpoint(path: Path, payload: dict[str, Any]) -> None:
     """Write via a temporary file and a rename, so a kill leaves either the old or the new checkpoint."""
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save({"format": FORMAT, "format_version": FORMAT_VERSION, **payload}, tmp)
-    os.replace(tmp, path)
+    save_torch_atomic({"format": FORMAT, "format_version": FORMAT_VERSION, **payload}, path)
 
 
 def load_checkpoint(path: Path) -> dict[str, Any]:
@@ -62,5 +60,6 @@ def load_checkpoint(path: Path) -> dict[str, Any]:
     if bad:
         raise CheckpointError(f"{path}: the agent's weights are not finite (NaN/inf in {', '.join(bad[:3])}) after "
                               f"step {state['global_step']} (stage {state['stage_index'] + 1}): that step's update "
-                              "diverged (learning rate too large?); start again with --overwrite")
+                              "diverged (learning rate or likelihood_penalty too large?); change the run file and start "
+                              "again from step 0 with --restart, which reuses the oracle log's paid calls")
     return state

@@ -2,7 +2,8 @@
 filter -> replay -> loss -> step.
 
 The loop owns the optimiser, the oracle, the filters and the replay memory; the learning strategy only
-turns tensors into a loss. Stops on max_steps, max_score or the oracle budget, and never exceeds the budget.
+turns tensors into a loss. A stage ends on max_score or its oracle budget (the next stage starts) or on
+max_steps, which ends the whole run as in REINVENT 4.8; the budget is never exceeded.
 
 One step's samples travel as one record (:class:`~mara_chem.rl.step_samples.StepSamples`); the strategy's batch
 is built by :mod:`mara_chem.rl.strategy_inputs` (as inside REINVENT) and every optimiser step is
@@ -49,7 +50,7 @@ from mara_chem.rl.oracle import LOG_NAME, Oracle, OracleLog
 from mara_chem.rl.replay import ModeReplayMemory, ReplayMemory
 from mara_chem.rl.run_session import RunDirError, RunSession
 from mara_chem.rl.step_samples import StepSamples, first_occurrences
-from mara_chem.rl.strategies import build_strategy
+from mara_chem.rl.strategies import build_strategy, strategy_description
 from mara_chem.rl.hits import HitTracker
 from mara_chem.rl.reporters import (
     CheckpointReporter,
@@ -84,6 +85,17 @@ class RunInterrupted(BaseException):
         self.signal_name = signal_name
 
 
+class AgentDiverged(RuntimeError):
+    """A step's update left the agent's weights not finite: the run stops before that step's checkpoint (the
+    last one stays finite) and the step's paid calls are in the log, for ``--restart`` to reuse."""
+
+    def __init__(self, step: int, stage: int, calls: int):
+        super().__init__(f"the agent's weights are not finite after the update of step {step} (stage {stage}): the "
+                         f"run diverged (learning rate or likelihood_penalty too large?); the {calls} paid oracle "
+                         "calls are in the log")
+        self.step = step
+
+
 @dataclass
 class RunResult:
     run_dir: Path
@@ -113,7 +125,8 @@ class StagedLearning:
     """One staged-learning run in its folder: ``__init__`` checks the folder and takes it, :meth:`run` runs the
     stages, and each step samples, scores, filters, updates the agent and reports (module docstring)."""
 
-    def __init__(self, config: RunConfig, overwrite: bool = False, quiet: bool = False, progress_every: int = 1):
+    def __init__(self, config: RunConfig, overwrite: bool = False, quiet: bool = False, progress_every: int = 1,
+                 restart: bool = False):
         self.config = config
         self.quiet = quiet
         self.progress_every = progress_every
@@ -126,7 +139,7 @@ class StagedLearning:
         self.oracle_log = OracleLog(self.run_dir / LOG_NAME, self.endpoints, sources=config.genetic_on)
         self._build()
         self.session = RunSession(config, self.oracle_log, self._say, quiet)
-        self.session.open(overwrite, self._file_digests, restore=self._restore)
+        self.session.open(overwrite, self._file_digests, restore=self._restore, restart=restart)
 
     # --- set-up: every check first, then the first write ------------------------------------------------
     def _build(self) -> None:
@@ -220,16 +233,25 @@ class StagedLearning:
     def run(self, stop_on_signals: bool = False) -> RunResult:
         """Run (or continue) every stage. ``stop_on_signals`` (the CLI): SIGINT/SIGTERM end the run at the next
         step boundary with a checkpoint (``RunResult.interrupted_by``); a second signal raises RunInterrupted."""
+        log.info("Using %s", strategy_description(self.strategy.params))
+        self._say(f"Using {strategy_description(self.strategy.params)}")  # as REINVENT's log says it (docs/reinvent.md)
         try:
             with _signals_handled_by(self._on_stop_signal, stop_on_signals):
                 for index, stage in enumerate(self.config.stage):
-                    if index < self.state.stage_index or (index == self.state.stage_index and self.state.stage_finished
-                                                    and self.state.stop_reason == "max_score"):
+                    if self._stage_done(index, stage):
                         continue
                     if index > self.state.stage_index:
                         self._start_stage(index, stage)
+                    self.state.ended_with_stages = None
                     self.state.stop_reason = self._run_stage(index, stage)
                     if self._stop_signal or self.state.stop_reason == VALIDITY_COLLAPSED:
+                        break
+                    if self.state.stage_step >= stage.max_steps:  # REINVENT 4.8: max_steps ends the whole run
+                        self.state.ended_with_stages = len(self.config.stage)
+                        self._checkpoint()
+                        if index + 1 < len(self.config.stage):
+                            self._say(f"stage {index + 1} reached max_steps ({stage.max_steps}): the run ends here, "
+                                      f"as in REINVENT; stages {index + 2}-{len(self.config.stage)} are not run")
                         break
         finally:
             self.tensorboard.close()
@@ -237,6 +259,18 @@ class StagedLearning:
         calls = len(self.oracle_log.read())
         return RunResult(self.run_dir, self.state.global_step, calls, len(self.hits.hits), len(self.hits.scaffolds),
                          self.state.stop_reason, self._stop_signal)
+
+    def _stage_done(self, index: int, stage: Stage) -> bool:
+        """Whether a resume skips this stage: an earlier one, one ended by max_score, or one of the stages the run
+        file had when a stage's max_steps ended the run (unless the resume raised that stage's max_steps)."""
+        s = self.state
+        if index < s.stage_index:
+            return True
+        if index == s.stage_index and s.stage_finished and s.stop_reason == "max_score":
+            return True
+        if s.ended_with_stages is not None and index < s.ended_with_stages:
+            return not (index == s.stage_index and s.stage_step < stage.max_steps)
+        return False
 
     def _on_stop_signal(self, name: str) -> None:
         """First SIGINT/SIGTERM: finish the step, checkpoint, stop. A second one stops at once."""
@@ -318,6 +352,8 @@ class StagedLearning:
         self._filter(samples)
         on_policy = self.genetic is None or self.config.genetic.on_policy_update
         loss = self.update(samples, self.memory) if on_policy else self.update.skip(samples, self.memory)
+        if not all(bool(torch.isfinite(w).all()) for w in self.agent.network.parameters()):
+            raise AgentDiverged(self.state.global_step + 1, self.state.stage_index + 1, len(self.oracle_log.read()))
         kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
         if self.memory is not None:
             self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])

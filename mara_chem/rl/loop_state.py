@@ -21,6 +21,9 @@ class LoopState:
     stage_finished: bool = False
     stop_reason: str = "max_steps"
     filter_stage: int | None = None  # the stage whose filter settings built the diversity filter
+    # a stage that reached max_steps ended the run (REINVENT 4.8's rule): the number of stages the run file had
+    # then, so a resume runs only the stages added since (None: the run was not ended by max_steps)
+    ended_with_stages: int | None = None
     history: list[StepRecord] = field(default_factory=list)
 
     def to_checkpoint(self) -> dict[str, Any]:
@@ -29,7 +32,7 @@ class LoopState:
 
     @classmethod
     def from_checkpoint(cls, state: dict[str, Any]) -> LoopState:
-        values = {f.name: state[f.name] for f in fields(cls)}
+        values = {f.name: state[f.name] for f in fields(cls) if f.name in state or f.name != "ended_with_stages"}
         values["history"] = [StepRecord(**record) for record in state["history"]]
         return cls(**values)
 

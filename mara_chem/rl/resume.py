@@ -53,8 +53,8 @@ class ResumeChecks:
         self.path: Path = config.run_dir
         self.oracle_log = oracle_log
 
-    def resume_changes(self) -> list[Change]:
-        """Accepted differences to the recorded run; refuses any other (read-only)."""
+    def _recorded(self) -> dict[str, Any] | None:
+        """The recorded run config (None for a new folder), with keys a newer mara-chem added filled in."""
         try:
             recorded = read_run_record(self.path)
             read_changes(self.path)  # a torn history is refused here, not met halfway through the first write
@@ -62,22 +62,46 @@ class ResumeChecks:
             raise RunDirError(f"{exc}: the run cannot be checked against its record; move the folder away or "
                               "start again with --overwrite") from None
         if recorded is None:
-            return []
+            return None
         try:  # fill in keys a newer mara-chem added since the run started, with their defaults
-            recorded = RunConfig.model_validate(recorded).model_dump(mode="json")
+            return RunConfig.model_validate(recorded).model_dump(mode="json")
         except ValidationError:
-            pass  # compared as recorded; what no longer validates shows up as a difference
+            return recorded  # compared as recorded; what no longer validates shows up as a difference
+
+    def resume_changes(self) -> list[Change]:
+        """Accepted differences to the recorded run; refuses any other (read-only)."""
+        recorded = self._recorded()
+        if recorded is None:
+            return []
         allowed, refused = compare(recorded, self.config.model_dump(mode="json"))
         if refused:
             raise RunDirError(
                 f"{self.path} holds a run made from another run file; these keys differ from its {RUN_JSON}: "
                 f"{describe(refused)}. A resume may only raise max_oracle_calls or max_steps, add stages or move "
-                "outputs (device, tb_logdir, json_out_config, chkpt_file); use a new folder (summary_csv_prefix) or --overwrite")
+                "outputs (device, tb_logdir, json_out_config, chkpt_file); use a new folder (summary_csv_prefix), "
+                "--restart (from step 0 with this file, the oracle log's paid calls reused) or --overwrite")
         return allowed
 
-    def checked_state(self, digests: dict[str, str]) -> dict[str, Any] | None:
-        """The checkpoint to resume from (None for a new run), after every refusal check; writes nothing.
-        ``digests``: fingerprints of the prior and agent files as loaded now."""
+    def restart_changes(self) -> list[Change]:
+        """``--restart``: every difference to the recorded run, which the new run may make from step 0 with the
+        oracle log kept, except those that would make the logged scores another objective's: a logged stage's
+        scoring changed, or a logged stage removed (read-only)."""
+        recorded = self._recorded()
+        if recorded is None:
+            return []
+        allowed, refused = compare(recorded, self.config.model_dump(mode="json"))
+        changes = allowed + refused
+        n_old, n_new = len(recorded.get("stage", [])), len(self.config.stage)
+        scoring = [c for c in changes if c[0].split(".")[0] == "stage" and len(c[0].split(".")) > 2
+                   and int(c[0].split(".")[1]) < min(n_old, n_new) and c[0].split(".")[2] == "scoring"]
+        if scoring or n_new < n_old:
+            what = describe(scoring) if scoring else f"{n_old - n_new} of its {n_old} stages removed"
+            raise RunDirError(f"{self.path}: --restart reuses the oracle log's scores, which another objective "
+                              f"would not give: {what}; use a new folder (summary_csv_prefix) or --overwrite")
+        return changes
+
+    def check_log(self) -> None:
+        """The oracle log fits this run file and a record names the run that wrote it (read-only)."""
         try:
             self.oracle_log.check_columns()
             self.oracle_log.check_rows()
@@ -87,6 +111,11 @@ class ResumeChecks:
         if leftovers and not (self.path / RUN_JSON).exists():
             raise RunDirError(f"{self.path} holds {' and '.join(leftovers)} but no {RUN_JSON}: the run cannot "
                               "be checked against its record; move them away or start again with --overwrite")
+
+    def checked_state(self, digests: dict[str, str]) -> dict[str, Any] | None:
+        """The checkpoint to resume from (None for a new run), after every refusal check; writes nothing.
+        ``digests``: fingerprints of the prior and agent files as loaded now."""
+        self.check_log()
         path = self.path / CHECKPOINT_NAME
         if not path.exists():
             return None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mara_chem.atomic import write_text_atomic
+from mara_chem.rl.checkpoint import CHECKPOINT_NAME
 from mara_chem.rl.config import RunConfig
 from mara_chem.rl.oracle import LOG_NAME, OracleLog, recover_torn_line
 from mara_chem.rl.resume import ResumeChecks, RunDirError
@@ -27,6 +28,9 @@ from mara_chem.scoring.scorer import Scorer
 log = logging.getLogger(__name__)
 
 __all__ = ["RunDirError", "RunSession"]
+
+#: the run record's entry for ``--restart`` (in run_changes.json beside the keys it changed)
+RESTART: Change = ("restart", None, "from step 0, the oracle log's calls reused")
 
 
 class RunSession:
@@ -41,11 +45,19 @@ class RunSession:
         self._quiet = quiet
         self._lock: RunLock | None = None
 
-    def open(self, overwrite: bool, digests: dict[str, str], restore: Callable[[dict[str, Any]], None]) -> None:
+    def open(self, overwrite: bool, digests: dict[str, str], restore: Callable[[dict[str, Any]], None],
+             restart: bool = False) -> None:
         """Check (read-only), lock, record, repair and restore. ``digests``: fingerprints of the prior and agent
-        files as loaded; ``restore`` is given the checkpoint to resume from."""
-        changes = [] if overwrite else self.checks.resume_changes()
-        state = None if overwrite else self.checks.checked_state(digests)
+        files as loaded; ``restore`` is given the checkpoint to resume from. ``restart``: from step 0 with this
+        run file (changed, but for its logged stages' scoring), the checkpoint dropped and the oracle log kept,
+        so its paid calls are reused and counted against the budgets as paid."""
+        if restart:
+            changes = self.checks.restart_changes()
+            self.checks.check_log()
+            state = None
+        else:
+            changes = [] if overwrite else self.checks.resume_changes()
+            state = None if overwrite else self.checks.checked_state(digests)
         self.checks.check_no_foreign_summaries(overwrite)
         # --- every check passed: take the folder, then write --------------------------------------------------
         lock = RunLock(self.path)
@@ -55,12 +67,14 @@ class RunSession:
             raise RunDirError(str(exc)) from None
         self._lock = lock
         try:
-            self._write_record(overwrite, changes, state)
+            self._write_record(overwrite, [*changes, *([RESTART] if restart else [])], state)
             self._repair_oracle_log()
+            if restart:
+                (self.path / CHECKPOINT_NAME).unlink(missing_ok=True)
             if state is not None:
                 restore(state)
             elif self.oracle_log.read():
-                self._restart_from_log()
+                self._restart_from_log(restart)
         except BaseException:
             self.release()
             raise
@@ -95,9 +109,11 @@ class RunSession:
                 log.warning("repaired %s", message)
             self._say(f"repaired {message}")
 
-    def _restart_from_log(self) -> None:
-        """No checkpoint yet (killed before the first): start again; logged calls come from the log, unpaid."""
+    def _restart_from_log(self, asked: bool = False) -> None:
+        """No checkpoint (killed before the first, or ``--restart``): start again; logged calls come from the log,
+        unpaid."""
         for index in range(len(self.config.stage)):
             stage_summary(self.config, index).truncate_after(0)
-        self._say(f"{self.path} has an oracle log but no checkpoint yet: starting again from step 0; "
+        why = "--restart" if asked else "has an oracle log but no checkpoint yet"
+        self._say(f"{self.path} {why}: starting again from step 0; "
                   f"the {len(self.oracle_log.read())} calls in {LOG_NAME} are reused, not paid again")

@@ -32,7 +32,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from mara_chem.atomic import write_text_atomic
+from mara_chem.atomic import naming, write_text_atomic
 from mara_chem.chem.smiles import canonicalize
 from mara_chem.text import format_number
 
@@ -186,6 +186,8 @@ class OracleLog:
                 written = os.write(fd, data)
                 while written < len(data):  # regular files write everything at once; be safe anyway
                     written += os.write(fd, data[written:])
+            except OSError as exc:  # a full disk: the rows written so far are a torn line a resume repairs
+                raise naming(exc, self.path) from None
             finally:
                 os.close(fd)
 

@@ -57,6 +57,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.report and not mode.reports:
         print(f"error: --report applies to staged_learning runs, not {mode.run_type}", file=sys.stderr)
         return 2
+    if args.restart and not mode.restarts:
+        print(f"error: --restart applies to staged_learning runs, not {mode.run_type}", file=sys.stderr)
+        return 2
+    if args.restart and args.overwrite:
+        print("error: --restart keeps the oracle log's paid calls and --overwrite deletes them; choose one",
+              file=sys.stderr)
+        return 2
     try:
         return mode.run(cfg, args)
     except RunModeError as exc:
@@ -69,6 +76,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                      "(staged learning, transfer learning and scoring resume after a kill)")
     run.add_argument("run_file", type=Path)
     run.add_argument("--overwrite", action="store_true", help="discard earlier outputs of this run file")
+    run.add_argument("--restart", action="store_true",
+                     help="staged learning: start again from step 0 with this (changed) run file, keeping the "
+                          "folder's oracle log: its paid calls are reused, not paid again")
     run.add_argument("--device", default=None, help="override the run file's device (auto|cpu|cuda)")
     run.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                      help="no per-step progress lines")

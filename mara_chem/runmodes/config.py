@@ -130,5 +130,13 @@ def load_any_config(source: str | Path | dict[str, Any]):
 
 
 def _strip_tag(text: str, run_type: str) -> str:
-    """Pydantic prefixes union errors with the tag ('[staged_learning.parameters.x]'); drop it."""
-    return text.replace(f"[{run_type}.", "[").replace(f"[{run_type}]", "[(top level)]")
+    """Pydantic prefixes union errors with the tag ('[staged_learning.parameters.x]'); drop it, once per line (a
+    scoring run's missing ``[scoring]`` is '[scoring.scoring]', which must stay '[scoring]')."""
+    lines = []
+    for line in text.splitlines():
+        if line.startswith(f"[{run_type}."):
+            line = "[" + line[len(run_type) + 2:]
+        elif line.startswith(f"[{run_type}]"):
+            line = "[(top level)]" + line[len(run_type) + 2:]
+        lines.append(line)
+    return "\n".join(lines)

@@ -21,7 +21,7 @@ class RunMode:
     run_file=)`` checks what the run would open (ConfigError, one line per problem; ``run_file``, the file
     itself, may be no output path), ``describe(cfg)`` is what
     ``validate`` prints after OK, ``run(cfg, args)`` runs it and returns the exit code; ``reports``: the
-    mode can end with ``--report``."""
+    mode can end with ``--report``; ``restarts``: it can start again keeping its oracle log (``--restart``)."""
 
     run_type: str
     load: Callable[[Path], Any]
@@ -29,6 +29,7 @@ class RunMode:
     describe: Callable[[Any], str]
     run: Callable[[Any, argparse.Namespace], int]
     reports: bool = False
+    restarts: bool = False
 
 
 def _load_staged(path: Path):
@@ -132,7 +133,7 @@ def _run_staged(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001
 
 
 RUN_MODES: dict[str, RunMode] = {mode.run_type: mode for mode in (
-    RunMode("staged_learning", _load_staged, _check_staged, _describe_staged, _run_staged, reports=True),
+    RunMode("staged_learning", _load_staged, _check_staged, _describe_staged, _run_staged, reports=True, restarts=True),
     RunMode("transfer_learning", _load_other, _check("check_transfer_learning"), _describe_tl, _run_tl),
     RunMode("sampling", _load_other, _check("check_sampling"), _describe_sampling, _run_sampling),
     RunMode("scoring", _load_other, _check("check_scoring"), _describe_scoring, _run_scoring),

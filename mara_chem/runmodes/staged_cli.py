@@ -18,16 +18,21 @@ def describe(cfg) -> str:  # noqa: ANN001  (RunConfig)
 def run(cfg, args: argparse.Namespace) -> int:  # noqa: ANN001  (RunConfig, checked by the preflight)
     import signal
 
-    from mara_chem.rl.loop import COLLAPSE_STEPS, VALIDITY_COLLAPSED, RunDirError, RunInterrupted, StagedLearning
+    from mara_chem.rl.loop import (COLLAPSE_STEPS, VALIDITY_COLLAPSED, AgentDiverged, RunDirError, RunInterrupted,
+                                   StagedLearning)
 
     try:  # json_out_config is written by the run once the folder is locked and the resume checked
-        runner = StagedLearning(cfg, overwrite=args.overwrite, quiet=args.quiet)
+        runner = StagedLearning(cfg, overwrite=args.overwrite, quiet=args.quiet, restart=args.restart)
     except RunDirError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     resume = f"resume with: mara-chem run {args.run_file}"
     try:
         result = runner.run(stop_on_signals=True)
+    except AgentDiverged as exc:
+        print(f"error: {exc}; change the run file and start again from step 0 keeping them with: "
+              f"mara-chem run {args.run_file} --restart", file=sys.stderr)
+        return 3
     except RunInterrupted as exc:
         _ignore_stop_signals()
         print(f"{exc}; every paid oracle call is in the log; {resume}", file=sys.stderr)

@@ -70,31 +70,31 @@ def test_max_score_stops_a_stage_after_min_steps_as_reinvent_counts(tmp_path, re
     assert steps_of(run_in_reinvent(request, tmp_path, reinvent_prior, stages) / "summary_1.csv") == [1, 2, 3]
 
 
-def test_max_steps_ends_the_stage_in_mara_chem_and_the_run_in_reinvent(tmp_path, reinvent_prior, request):
-    """Rows "max_steps" and "step column": mara-chem goes on to stage 2 and counts steps across stages;
-    REINVENT ends the whole run when a stage reaches max_steps."""
-    stages = [{"max_steps": 2, "max_score": 1.0, "min_steps": 0}, {"max_steps": 1, "max_score": 1.0, "min_steps": 0}]
+def test_max_steps_ends_the_run_in_both_and_mara_chem_counts_steps_across_stages(tmp_path, reinvent_prior, request):
+    """Rows "max_steps" and "step column": a stage that reaches max_steps ends the whole run in both; after a
+    stage ended by max_score the next one starts, and mara-chem counts its steps on from the first stage's."""
+    stages = [{"max_steps": 10, "max_score": 0.0, "min_steps": 0}, {"max_steps": 1, "max_score": 1.0, "min_steps": 0},
+              {"max_steps": 1, "max_score": 1.0, "min_steps": 0}]
     out = tmp_path / "mara"
     assert main(["run", str(run_file(tmp_path / "run.toml", BUNDLED, out, stages)), "-q"]) == 0
     assert steps_of(out / "summary_1.csv") == [1, 2] and steps_of(out / "summary_2.csv") == [3]
+    assert not (out / "summary_3.csv").exists()
     reinvent_out = run_in_reinvent(request, tmp_path, reinvent_prior, stages)
-    assert steps_of(reinvent_out / "summary_1.csv") == [1, 2]
-    assert not (reinvent_out / "summary_2.csv").exists()
+    assert steps_of(reinvent_out / "summary_1.csv") == [1, 2] and steps_of(reinvent_out / "summary_2.csv") == [1]
+    assert not (reinvent_out / "summary_3.csv").exists()
 
 
-def test_stage_agents_are_mara_chem_priors_that_prior_convert_makes_reinvent_readable(tmp_path, request):
-    """Row "chkpt_file": the stage's agent is a mara-chem prior; `mara-chem prior convert --to reinvent`
-    writes a copy REINVENT loads (with its hash ID valid)."""
+def test_stage_agents_are_reinvent_model_files_with_the_stages_record(tmp_path, request):
+    """Row "chkpt_file": the stage's agent is a REINVENT model file (hash ID valid) that REINVENT loads as it
+    is; mara-chem reads it back with the stage's record."""
     out = tmp_path / "mara"
     stages = [{"max_steps": 1, "max_score": 1.0, "min_steps": 0}]
     assert main(["run", str(run_file(tmp_path / "run.toml", BUNDLED, out, stages)), "-q"]) == 0
     assert read_metadata(out / "stage1.chkpt")["rl_agent"]["stage"] == 1
-    converted = tmp_path / "stage1.reinvent.chkpt"
-    assert main(["prior", "convert", str(out / "stage1.chkpt"), "--out", str(converted), "--to", "reinvent"]) == 0
     request.getfixturevalue("reinvent_rl")
     import torch
     from reinvent.models import check_valid_hash
     from reinvent.runmodes.create_adapter import create_adapter
 
-    adapter, save_dict, model_type = create_adapter(str(converted), "inference", torch.device("cpu"))
-    assert model_type == "Reinvent" and check_valid_hash(torch.load(converted, weights_only=False))
+    adapter, save_dict, model_type = create_adapter(str(out / "stage1.chkpt"), "inference", torch.device("cpu"))
+    assert model_type == "Reinvent" and check_valid_hash(torch.load(out / "stage1.chkpt", weights_only=False))

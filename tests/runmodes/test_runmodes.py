@@ -63,7 +63,9 @@ lr = 3e-4
 def _staged_toml(tmp: Path, agent: Path, run: Path, chkpt: Path) -> Path:
     path = tmp / "staged.toml"
     def stage(steps: int, chkpt: str) -> str:
-        return (f"[[stage]]\nmax_steps = {steps}\nmax_oracle_calls = 40\n{chkpt}\n[stage.scoring]\n"
+        # max_score = 0 ends a stage after min_steps + 2 = 2 steps and hands over to the next (max_steps ends the run)
+        return (f"[[stage]]\nmax_steps = {steps}\nmax_score = 0.0\nmin_steps = 0\nmax_oracle_calls = 40\n{chkpt}\n"
+                "[stage.scoring]\n"
                 'type = "geometric_mean"\n' + QED_SCORING.format(prefix="stage.scoring."))
 
     path.write_text(f"""run_type = "staged_learning"
@@ -79,7 +81,7 @@ hit_threshold = 0.5
 type = "mara"
 rate = 1e-4
 tau = 0.5
-""" + stage(2, f'chkpt_file = "{chkpt}"') + stage(1, ""))
+""" + stage(10, f'chkpt_file = "{chkpt}"') + stage(1, ""))
     return path
 
 

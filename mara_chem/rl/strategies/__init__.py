@@ -20,6 +20,7 @@ from mara_chem.rl.strategies.base import (
     StrategyParams,
     build_strategy,
     list_strategies,
+    strategy_description,
     strategy_params_model,
 )
 from mara_chem.rl.strategies.dap import DAP, closed_form_log_z, dap_loss, dap_targets
@@ -68,6 +69,7 @@ __all__ = [
     "reinforce_advantages",
     "reverse_kl_shaped_rewards",
     "rloo_advantages",
+    "strategy_description",
     "strategy_params_model",
     "trajectory_marginal",
 ]

@@ -260,6 +260,13 @@ def _strategy_class(type_: str) -> type[LearningStrategy]:
     return STRATEGIES.get(type_)
 
 
+def strategy_description(params: StrategyParams) -> str:
+    """The strategy with every resolved option, defaults included, as both loops log it at start (mara-chem's
+    and REINVENT's), so the two logs of one run file name the same strategy in the same words."""
+    resolved = ", ".join(f"{key} = {value!r}" for key, value in params.model_dump(mode="json").items())
+    return f"mara-chem learning strategy {params.type!r} ({resolved})"
+
+
 def strategy_params_model(type_: str) -> type[StrategyParams]:
     """The pydantic model that validates a ``[learning_strategy]`` table of this type."""
     return _strategy_class(type_).Params

@@ -250,6 +250,30 @@ def summary(trackers: list[Tracker], new_target: int) -> dict[str, float]:
     }
 
 
+def stereo_repeats(run_dir: Path, window: int = 50) -> str:
+    """One line for a run folder's oracle log: its calls, how many were stereoisomers of a molecule it had already
+    scored (calls a stereo-free engine does not pay), and per ``window`` steps the calls a step and those repeats."""
+    import csv
+    from collections import defaultdict
+
+    from mara_chem.chem.smiles import canonicalize
+
+    with open(run_dir / "oracle_log.csv", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    found: set[str] = set()
+    per: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for row in rows:
+        flat = canonicalize(row["smiles"], isomeric=False) or row["smiles"]
+        part = per[(int(row["step"]) - 1) // window]
+        part[0] += 1
+        part[1] += flat in found
+        found.add(flat)
+    repeats = len(rows) - len(found)
+    parts = " ".join(f"[{w * window + 1}-{w * window + window}] {c / window:.1f}/{r}" for w, (c, r) in sorted(per.items()))
+    return (f"{run_dir}: {len(rows)} calls, {len(found)} stereo-free molecules, {repeats} stereo repeats "
+            f"({repeats / max(1, len(rows)):.1%}); calls a step / stereo repeats per {window} steps: {parts}")
+
+
 def table(name: str, tracker: Tracker, every: int) -> str:
     lines = [f"{name}", "| step | " + " | ".join(COLUMNS) + " |", "|---" * (len(COLUMNS) + 1) + "|"]
     for s in tracker.steps:
@@ -277,7 +301,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=5, help="print every N-th step of each run")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", type=Path, default=None, help="write engine_parity.json here")
+    parser.add_argument("--stereo-repeats", type=Path, nargs="+", metavar="RUN_DIR",
+                        help="only count, in these run folders' oracle logs, the calls spent on stereoisomers of "
+                             "molecules already scored, and exit")
     args = parser.parse_args(argv)
+    if args.stereo_repeats:
+        for run_dir in args.stereo_repeats:
+            print(stereo_repeats(run_dir), flush=True)
+        return 0
     torch.set_num_threads(args.threads)
     task = resolve_task(args.task)
     if args.variant not in load_variants():

@@ -60,3 +60,32 @@ def test_engine_parity_runs_both_engines(run_script, reinvent_rl, tmp_path: Path
         assert steps[1]["replayed"] > 0  # the memory holds the first step's molecules
     # REINVENT replays from a memory that already holds the step's batch; mara-chem from the memory before it
     assert record["reinvent"]["runs"]["0"][0]["replayed"] > 0 and record["mara-chem"]["runs"]["0"][0]["replayed"] == 0
+
+
+def test_stereo_free_parity_variant_runs_the_peers_molecule_identity(runner) -> None:
+    """pmo_dap_parity_stereo_free is pmo_dap_parity with REINVENT 4's ``isomeric_smiles = false``; a variant that
+    leaves the harness option at its default writes no key (its run file and fingerprint stay as they were)."""
+    from mara_chem.rl.config import load_run_config
+
+    task = runner.available_tasks()["zaleplon_mpo_zinc"]
+
+    def cfg(name: str) -> dict:
+        return runner.run_config(runner.Job(task, runner.variants[name], 0, 100, str(DEFAULT_PRIOR), Path("r")))
+
+    flat, parity = cfg("pmo_dap_parity_stereo_free"), cfg("pmo_dap_parity")
+    assert load_run_config(flat).parameters.isomeric_smiles is False
+    assert "isomeric_smiles" not in parity["parameters"]
+    flat["parameters"].pop("isomeric_smiles")
+    assert flat == parity
+
+
+def test_stereo_repeats_counts_calls_on_stereoisomers_of_scored_molecules(tmp_path: Path) -> None:
+    from mara_chem.run_folder.oracle_log import RecordedCall, write_oracle_log
+
+    smiles = ["C[C@H](N)O", "CCO", "C[C@@H](N)O", "CC(N)O", "F/C=C/F", "F/C=C\\F"]
+    steps = [1, 1, 2, 2, 3, 3]
+    write_oracle_log(tmp_path, ["s"], [RecordedCall(s, 0.5, n, scores={"s": 0.5}, raw={"s": 0.5})
+                                       for s, n in zip(smiles, steps)])
+    line = engine_parity.stereo_repeats(tmp_path, window=2)
+    assert "6 calls, 3 stereo-free molecules, 3 stereo repeats (50.0%)" in line
+    assert "[1-2] 2.0/2 [3-4] 1.0/1" in line  # calls a step over the window, repeats in it

@@ -46,6 +46,7 @@ def test_a_change_to_the_run_file_is_parsed_as_toml() -> None:
         engine_parity.parse_change("sample_size")
 
 
+@pytest.mark.slow  # 277 s on the 2-core dev machine beside two grid streams (REINVENT's start dominates)
 @pytest.mark.skipif(not DEFAULT_PRIOR.exists(), reason=f"the bundled prior {DEFAULT_PRIOR} is not there")
 def test_engine_parity_runs_both_engines(run_script, reinvent_rl, tmp_path: Path) -> None:
     pytest.importorskip("guacamol", reason="the PMO objectives need guacamol (scripts/setup_venv.sh test)")

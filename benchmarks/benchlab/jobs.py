@@ -84,6 +84,8 @@ def run_config(job: Job) -> dict[str, Any]:
         cfg["parameters"]["augmentation_rounds"] = harness.augmentation_rounds
     if not harness.randomize_smiles:  # only when off, as above
         cfg["parameters"]["randomize_smiles"] = False
+    if not harness.isomeric_smiles:  # likewise
+        cfg["parameters"]["isomeric_smiles"] = False
     if harness.replay == "remax":  # only when on, as above
         refs = {"@strict": task.strict, "@lenient": task.lenient}
         cfg["inception"].update(replay="remax", mode=harness.replay_mode,

@@ -44,6 +44,9 @@ class Harness(BaseModel):
     #: ``[parameters] randomize_smiles``: replayed SMILES re-spelled at random (mara-chem's and REINVENT 4's
     #: default) or as stored (PMO's REINVENT)
     randomize_smiles: bool = True
+    #: ``[parameters] isomeric_smiles``: molecules keep stereo (mara-chem's default, PMO's count) or are their
+    #: stereo-free SMILES (REINVENT 4's default, as the REINVENT peer runs: stereoisomers share one oracle call)
+    isomeric_smiles: bool = True
     #: genetic exploration: the run file's ``[genetic]`` table (validated by mara-chem's model per job)
     genetic: dict[str, Any] | None = None
 

@@ -66,7 +66,8 @@ class Parameters(Section):
     batch_size: int = Field(100, ge=2, le=MAX_BATCH_SIZE)
     randomize_smiles: bool = True
     unique_sequences: bool = Field(False, description="drop repeated token sequences of a batch from the update")
-    isomeric_smiles: bool = Field(True, description="mara-chem keeps stereochemistry; false is refused")
+    isomeric_smiles: bool = Field(True, description="molecules keep stereochemistry (mara-chem's default, PMO's "
+                                  "count); false: REINVENT 4's default, stereoisomers are one molecule")
     tb_isim: bool = False
     # REINVENT keys for other generators; only their defaults are accepted
     smiles_file: str | None = None
@@ -105,7 +106,6 @@ class Parameters(Section):
     def _unsupported(self) -> "Parameters":
         _refuse_unless(self.use_checkpoint, False, "use_checkpoint",
                        "REINVENT reads a diversity filter from the agent file; mara-chem resumes from RUN_DIR/checkpoint.pt")
-        _refuse_unless(self.isomeric_smiles, True, "isomeric_smiles", "canonical SMILES always keep stereochemistry")
         _refuse_unless(self.tb_isim, False, "tb_isim", "no iSIM tracking")
         _refuse_unless(self.smiles_file, None, "smiles_file", "it seeds Lib/Link/Mol2Mol generators; SMILES priors "
                        "sample de novo")
@@ -139,6 +139,10 @@ class Inception(Section):
     mode_similarity: float = Field(0.7, gt=0.0, le=1.0, description="remax, mode = 'cluster': ECFP4 Tanimoto to "
                                    "join a cluster's leader")
     min_score: float = Field(0.0, ge=0.0, le=1.0, description="remax: score a molecule needs to stand for its mode")
+    # mara-chem: when the replay sample is drawn (docs/strategies.md, "Replay memory")
+    replay_includes_step: bool = Field(False, description="true: the step's batch joins the memory before the "
+                                       "step's replay sample is drawn (REINVENT 4's order); false: after (the "
+                                       "original REINVENT's and PMO's order)")
 
     @model_validator(mode="after")
     def _remax_options(self) -> "Inception":
@@ -283,6 +287,16 @@ class RunConfig(Section):
                 raise ValueError(f"[learning_strategy] {' and '.join(needs)} read(s) the replay memory, and this "
                                  "run file has none ([inception] with memory_size > 0): it would change nothing; "
                                  "add an [inception] section or remove the option")
+        elif self.inception.replay_includes_step:
+            from mara_chem.rl.strategies import build_strategy
+            from mara_chem.rl.strategy_inputs import memory_options
+
+            # the memory would hold the step's batch twice over: as its rows and as the memory's
+            needs = memory_options(build_strategy(self.learning_strategy))
+            if needs:
+                raise ValueError(f"[inception] replay_includes_step = true with [learning_strategy] "
+                                 f"{' and '.join(needs)}: those read the memory as it was before the step's batch, "
+                                 "which this order no longer keeps; use one or the other")
         return self
 
     @property

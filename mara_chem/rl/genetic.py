@@ -64,15 +64,17 @@ def rank_sample(entries: Sequence[tuple[str, float]], size: int, rank_coefficien
     return rng.choices(list(entries), weights=weights, k=size)
 
 
-def make_offspring(parents: Sequence[str], count: int, mutation_rate: float, rng: random.Random) -> list[str]:
+def make_offspring(parents: Sequence[str], count: int, mutation_rate: float, rng: random.Random,
+                   isomeric: bool = True) -> list[str]:
     """Up to ``count`` distinct canonical children, each of two parents picked at random: Graph GA crossover, then
-    mutation with probability ``mutation_rate`` (Mol GA's operators); children RDKit cannot sanitise are dropped."""
+    mutation with probability ``mutation_rate`` (Mol GA's operators); children RDKit cannot sanitise are dropped.
+    ``isomeric``: the run's molecule identity (``isomeric_smiles``)."""
     from mol_ga.graph_ga.gen_candidates import reproduce
 
     children: dict[str, None] = {}
     for _ in range(count):
         child = reproduce(rng.choice(parents), rng.choice(parents), mutation_rate, rng)
-        canonical = canonicalize(child) if child else None
+        canonical = canonicalize(child, isomeric=isomeric) if child else None
         if canonical is not None:
             children[canonical] = None
     return list(children)
@@ -119,8 +121,9 @@ class GeneticExploration:
     def __init__(self, options: Genetic, agent: LanguageModel, prior: LanguageModel, inputs: StrategyInputs,
                  learn: LearningStep, rng: random.Random, device: torch.device,
                  prior_samples: Callable[[int], torch.Tensor],
-                 anchor_pool: Callable[[], AnchorPool | None], memory_smiles: Callable[[], Sequence[str]]) -> None:
-        self.options = options
+                 anchor_pool: Callable[[], AnchorPool | None], memory_smiles: Callable[[], Sequence[str]],
+                 isomeric: bool = True) -> None:
+        self.options, self.isomeric = options, isomeric
         self.agent, self.prior, self.inputs, self.learn, self.rng, self.device = agent, prior, inputs, learn, rng, device
         self.buffer = ReplayMemory(options.buffer_size, options.replay_sample_size)
         self.replay = OffPolicyReplay(options.replay_loops, options.replay_sample_size, options.rank_coefficient,
@@ -145,7 +148,7 @@ class GeneticExploration:
             if exhausted() or not self.buffer.entries:
                 break
             pool = [s for s, _ in rank_sample(self.buffer.entries, o.population, o.rank_coefficient, self.rng)]
-            children = make_offspring(pool, o.offspring, o.mutation_rate, self.rng)
+            children = make_offspring(pool, o.offspring, o.mutation_rate, self.rng, self.isomeric)
             answered = score(children) if children else []
             self.buffer.add([s for s, _ in answered], [v for _, v in answered])
             found.extend(s for s, _ in answered)

@@ -172,6 +172,7 @@ class StagedLearning:
         self.genetic = GeneticExploration(
             config.genetic, self.agent, self.prior, self.update.inputs, self.update.learn, self.rng, self.device,
             self.update.prior_sample_logp, self.update.anchor_pool, self.update.memory_smiles,
+            isomeric=p.isomeric_smiles,
         ) if config.genetic_on else None
         self.state = LoopState()
         self.filter: DiversityFilter | None = None
@@ -343,7 +344,8 @@ class StagedLearning:
         t0 = time.perf_counter()
         p = self.config.parameters
         samples = StepSamples.from_sampled(self.agent.sample(p.batch_size, temperature=p.temperature,
-                                                             with_log_likelihood=self.update.fused_likelihood))
+                                                             with_log_likelihood=self.update.fused_likelihood),
+                                           isomeric=p.isomeric_smiles)
         t_oracle = time.perf_counter()
         mols = ParsedMolecules()  # each new molecule parsed once: for the scorer, then for its scaffold
         samples.take_scores(oracle.score(samples.valid_smiles, self.state.global_step + 1, mols))
@@ -351,11 +353,16 @@ class StagedLearning:
         samples.scaffolds = self._scaffolds(samples, mols, every_row=scaffold_column)
         self._filter(samples)
         on_policy = self.genetic is None or self.config.genetic.on_policy_update
+        kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
+        # the batch joins the replay memory after the update draws its replay sample, unless replay_includes_step
+        # (REINVENT 4's order: the step can replay its own molecules)
+        add_first = self.config.inception is not None and self.config.inception.replay_includes_step
+        if self.memory is not None and add_first:
+            self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
         loss = self.update(samples, self.memory) if on_policy else self.update.skip(samples, self.memory)
         if not all(bool(torch.isfinite(w).all()) for w in self.agent.network.parameters()):
             raise AgentDiverged(self.state.global_step + 1, self.state.stage_index + 1, len(self.oracle_log.read()))
-        kept = [i for i, c in enumerate(samples.canonical) if c and samples.has_score[i]]
-        if self.memory is not None:
+        if self.memory is not None and not add_first:
             self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
         if self.augmentation is not None:  # augmented memory: more updates on random SMILES, no oracle call
             self.augmentation(self.update.last, self.memory, samples.penalised)

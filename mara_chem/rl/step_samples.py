@@ -58,8 +58,11 @@ class StepSamples:
     columns: dict[str, np.ndarray] = field(default_factory=dict)  # Target, Agent, Prior (NLL); NaN outside in_update
 
     @classmethod
-    def from_sampled(cls, sampled: Sampled) -> StepSamples:
-        canonical = [canonicalize(s) for s in sampled.smiles]
+    def from_sampled(cls, sampled: Sampled, isomeric: bool = True) -> StepSamples:
+        """The rows of ``sampled``; ``isomeric = False`` (REINVENT 4's ``isomeric_smiles`` default) names each
+        molecule by its stereo-free canonical SMILES, so stereoisomers are one molecule: one oracle call, one
+        score, and in-batch duplicates of each other."""
+        canonical = [canonicalize(s, isomeric=isomeric) for s in sampled.smiles]
         return cls(raw=list(sampled.smiles), tokens=sampled.tokens, sampled_logp=sampled.log_likelihood,
                    canonical=canonical, states=batch_states(canonical))
 

@@ -161,7 +161,6 @@ CASES = [
     ("scoring parallel", _with('type = "geometric_mean"', 'type = "geometric_mean"\nparallel = 4'), "parallel"),
     ("use_checkpoint = true", _parameter("use_checkpoint = true"), "use_checkpoint"),
     ("tb_isim = true", _parameter("tb_isim = true"), "not supported by mara-chem"),
-    ("isomeric_smiles = false", _parameter("isomeric_smiles = false"), "isomeric_smiles"),
     ("parameters smiles_file", _parameter('smiles_file = "x.smi"'), "smiles_file"),
     ("inception smiles_file", _append('[inception]\nsmiles_file = "seeds.smi"\n'), "not supported by mara-chem"),
     ("REINVENT responder section", _append('[responder]\nendpoint = "http://x"\n'), "[responder]"),

@@ -4,15 +4,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from benchlab.paths import BENCHMARKS, DEFAULT_PRIOR
+from benchlab.paths import DEFAULT_PRIOR
 
-sys.path.insert(0, str(BENCHMARKS))
-import engine_parity  # noqa: E402  (a script beside the lab package)
+from benchlab import engine_parity
 
 
 def test_tracker_counts_duplicates_repeats_new_and_stereo_variants() -> None:

@@ -250,3 +250,15 @@ def test_drd2_enrichment(run_script, tmp_path: Path) -> None:
     run_script("drd2_enrichment/run.py", "--zinc", str(pool), "--actives", str(actives), "--decoys-per-active", "1",
                "--pool", "3000", "--out", str(tmp_path / "out"))
     assert (tmp_path / "out" / "decoys.csv").exists() and (tmp_path / "out" / "summary.md").exists()
+
+
+def test_engine_parity_counts_stereo_repeats(run_script, tmp_path: Path) -> None:
+    """``engine_parity.py --stereo-repeats``: the share of a run's calls spent on stereoisomers of molecules it had
+    already scored (the engines' stepping is the slow test of tests/test_engine_parity_script.py)."""
+    from mara_chem.run_folder.oracle_log import RecordedCall, write_oracle_log
+
+    smiles = ["C[C@H](N)O", "CCO", "C[C@@H](N)O", "CC(N)O"]
+    write_oracle_log(tmp_path, ["s"], [RecordedCall(s, 0.5, n, scores={"s": 0.5}, raw={"s": 0.5})
+                                       for n, s in enumerate(smiles, 1)])
+    out = run_script("engine_parity.py", "--stereo-repeats", str(tmp_path)).stdout
+    assert "4 calls, 2 stereo-free molecules, 2 stereo repeats (50.0%)" in out

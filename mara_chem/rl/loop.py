@@ -234,8 +234,9 @@ class StagedLearning:
     def run(self, stop_on_signals: bool = False) -> RunResult:
         """Run (or continue) every stage. ``stop_on_signals`` (the CLI): SIGINT/SIGTERM end the run at the next
         step boundary with a checkpoint (``RunResult.interrupted_by``); a second signal raises RunInterrupted."""
-        log.info("Using %s", strategy_description(self.strategy.params))
-        self._say(f"Using {strategy_description(self.strategy.params)}")  # as REINVENT's log says it (docs/reinvent.md)
+        description = strategy_description(self.strategy.params)
+        log.info("Using %s", description)
+        self._say(f"Using {description}")  # as REINVENT's log says it (docs/reinvent.md)
         try:
             with _signals_handled_by(self._on_stop_signal, stop_on_signals):
                 for index, stage in enumerate(self.config.stage):
@@ -357,13 +358,14 @@ class StagedLearning:
         # the batch joins the replay memory after the update draws its replay sample, unless replay_includes_step
         # (REINVENT 4's order: the step can replay its own molecules)
         add_first = self.config.inception is not None and self.config.inception.replay_includes_step
+        step_entries = ([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
         if self.memory is not None and add_first:
-            self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
+            self.memory.add(*step_entries)
         loss = self.update(samples, self.memory) if on_policy else self.update.skip(samples, self.memory)
         if not all(bool(torch.isfinite(w).all()) for w in self.agent.network.parameters()):
             raise AgentDiverged(self.state.global_step + 1, self.state.stage_index + 1, len(self.oracle_log.read()))
         if self.memory is not None and not add_first:
-            self.memory.add([samples.canonical[i] for i in kept], [samples.filtered[i] for i in kept])
+            self.memory.add(*step_entries)
         if self.augmentation is not None:  # augmented memory: more updates on random SMILES, no oracle call
             self.augmentation(self.update.last, self.memory, samples.penalised)
         if self.genetic is not None:  # offspring (paid calls, source "genetic"), then off-policy replay

@@ -92,3 +92,27 @@ def test_an_incomplete_method_gets_a_summary_over_the_shared_tasks(tmp_path: Pat
     assert f"over the 1 tasks every method has run ({qed.name})" in text
     rows = [line for line in text.splitlines() if line.startswith(("| B | 0 |", "| B | 1 |"))]
     assert rows[0].startswith("| B | 0 | – |") and rows[1].startswith("| B | 1 | 0.")  # all tasks; the shared one
+
+
+def test_a_recorded_run_whose_folder_is_gone_keeps_its_numbers(tmp_path: Path):
+    pmo = _table()
+    task = load_task(TASK, "pmo")
+    root, out = tmp_path / "runs", tmp_path / "table"
+    for seed, scores in ((0, [0.2, 0.5, 0.96, 0.3, 0.95, 0.1]), (1, [0.1, 0.2, 0.3, 0.3, 0.2, 0.1])):
+        _write_log(root / task.name / "v" / f"seed{seed}", scores)
+    args = ["--tasks", str(TASK), "--budget", "6", "--out", str(out), "--method", f"A={root}:v"]
+    assert pmo.main(args) == 0
+    both = pmo.recorded_runs(out / "pmo_runs.json")["A"][task.name]
+    for path in (root / task.name / "v" / "seed1").iterdir():  # seed 1's folder is gone, seed 0's log changes
+        path.unlink()
+    (root / task.name / "v" / "seed1").rmdir()
+    (root / task.name / "v" / "seed0" / "oracle_log.csv").unlink()
+    _write_log(root / task.name / "v" / "seed0x", [0.99, 0.5, 0.96, 0.3, 0.95, 0.1])
+    (root / task.name / "v" / "seed0x" / "oracle_log.csv").rename(root / task.name / "v" / "seed0" / "oracle_log.csv")
+    assert pmo.main(args) == 0
+    kept = pmo.recorded_runs(out / "pmo_runs.json")["A"][task.name]
+    assert kept[1] == both[1]  # recorded, not lost
+    assert kept[0]["top10"] > both[0]["top10"]  # present: measured again
+    assert "1 runs are read from this folder's pmo_runs.json" in (out / "pmo_table.md").read_text()
+    assert pmo.main(args + ["--only-present"]) == 0
+    assert set(pmo.recorded_runs(out / "pmo_runs.json")["A"][task.name]) == {0}

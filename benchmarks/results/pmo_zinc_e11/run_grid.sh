@@ -9,6 +9,11 @@
 #   on zaleplon, perindopril, troglitazone and mestranol, seed-major over SEEDS (default "0 1 2").
 # - genetic: the genetic harness (Graph GA offspring as paid calls, rank-based off-policy replay) for DAP, MARA,
 #   cluster IPS-DAP and Genetic GFN's recipe, and tuned DAP without it, on PMO's two tuning objectives, seed-major.
+# - tuning: the genetic harness of cluster IPS-DAP varied one or two factors at a time (replay loops, offspring,
+#   generations, rate, rank coefficient), on the two tuning objectives, one variant (both tasks) at a time.
+# - modes: the mode-covering strategies (MIPS-GRPO, DMPO, Re:Max replay; about six configurations each) beside
+#   cluster IPS-DAP, MARA and scaffold IPS-DAP without genetic search, on the two tuning objectives, the first of
+#   each family first, one variant (both tasks) at a time.
 # TABLE_ONLY=1 only rebuilds the tables. One thread per stream (OMP_NUM_THREADS=1): two parts fill the two cores.
 set -u
 cd "$(dirname "$0")/../../.."
@@ -27,7 +32,19 @@ case "$PART" in
     genetic) TASKS=(zaleplon_mpo_zinc perindopril_mpo_zinc)
              VARIANTS=(pmo_dap_genetic pmo_genetic_tb_recipe pmo_mara_genetic pmo_ips_dap_cluster03_window_genetic
                        pmo_dap_rate1e-3) ;;
-    *) echo "PART must be parity or genetic, got $PART" >&2; exit 2 ;;
+    tuning) TASKS=(zaleplon_mpo_zinc perindopril_mpo_zinc)
+            VARIANTS=(pmo_ips_dap_cluster03_window_genetic_loops2 pmo_ips_dap_cluster03_window_genetic_loops4
+                      pmo_ips_dap_cluster03_window_genetic_loops4_offspring16
+                      pmo_ips_dap_cluster03_window_genetic_loops4_gen4
+                      pmo_ips_dap_cluster03_window_genetic_loops4_rate1e-3
+                      pmo_ips_dap_cluster03_window_genetic_loops4_rank0001) ;;
+    modes) TASKS=(zaleplon_mpo_zinc perindopril_mpo_zinc)
+           VARIANTS=(pmo_mips_grpo pmo_dmpo pmo_dap_remax pmo_ips_dap_cluster03_window pmo_mara
+                     pmo_ips_dap_scaffold_window pmo_mips_grpo_eps0001 pmo_dmpo_t05 pmo_dap_remax_cluster
+                     pmo_mips_grpo_eps01 pmo_dmpo_t02 pmo_mara_remax pmo_mips_grpo_spell0 pmo_dmpo_fwdkl
+                     pmo_ips_dap_scaffold_window_remax pmo_mips_grpo_spell16 pmo_dmpo_rate1e-4 pmo_dap_remax_lenient
+                     pmo_mips_grpo_rate1e-3 pmo_dmpo_rate1e-3 pmo_dap_remax_replay10) ;;
+    *) echo "PART must be parity, genetic, tuning or modes, got $PART" >&2; exit 2 ;;
 esac
 
 if [ -z "${TABLE_ONLY:-}" ]; then
@@ -38,9 +55,14 @@ if [ -z "${TABLE_ONLY:-}" ]; then
                 PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "$task" --seeds "$seed" \
                     --variants "${VARIANTS[@]}" --workers 1 --prior "$PRIOR" --runs "$RUNS" --out "$RUNS/_suite_$PART"
             done
-        else
+        elif [ "$PART" = genetic ]; then
             PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "${TASKS[@]}" --seeds "$seed" \
                 --variants "${VARIANTS[@]}" --workers 1 --prior "$PRIOR" --runs "$RUNS" --out "$RUNS/_suite_$PART"
+        else  # one variant at a time, so a part stopped early holds complete task pairs
+            for variant in "${VARIANTS[@]}"; do
+                PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "${TASKS[@]}" --seeds "$seed" \
+                    --variants "$variant" --workers 1 --prior "$PRIOR" --runs "$RUNS" --out "$RUNS/_suite_$PART"
+            done
         fi
     done
 fi

@@ -18,6 +18,15 @@ weight = 1
 """
 
 
+#: a ``[[stage.scoring.component]]`` scored by the ``MaraTanimotoSimilarity`` plugin (similarity to aspirin)
+ASPIRIN_SIMILARITY = """[[stage.scoring.component]]
+[stage.scoring.component.MaraTanimotoSimilarity]
+[[stage.scoring.component.MaraTanimotoSimilarity.endpoint]]
+name = "similar to aspirin"
+params.smiles = ["CC(=O)Oc1ccccc1C(=O)O"]
+"""
+
+
 def qed_stage(max_steps: int, max_score: float, min_steps: int, chkpt: str) -> str:
     """One ``[[stage]]`` scored by QED alone (REINVENT's and mara-chem's component of that name)."""
     return QED_STAGE.format(max_steps=max_steps, max_score=max_score, min_steps=min_steps, chkpt=chkpt)

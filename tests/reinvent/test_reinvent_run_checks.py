@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from mara_chem.models.prior_file import load_prior
 from mara_chem.models.reinvent_prior import save_reinvent_prior
-from tests.reinvent.reinvent_toml import MARA_GUACAMOL_STAGE, qed_stage
+from tests.reinvent.reinvent_toml import ASPIRIN_SIMILARITY, MARA_GUACAMOL_STAGE, qed_stage
 from tests.paths import REPO
 
 BUNDLED = REPO / "priors" / "moses-gru-2x256.prior"
@@ -82,12 +82,7 @@ max_steps = 2
 chkpt_file = "{out}/stage1.chkpt"
 [stage.scoring]
 type = "geometric_mean"
-[[stage.scoring.component]]
-[stage.scoring.component.MaraTanimotoSimilarity]
-[[stage.scoring.component.MaraTanimotoSimilarity.endpoint]]
-name = "similar to aspirin"
-params.smiles = ["CC(=O)Oc1ccccc1C(=O)O"]
-[[stage.scoring.component]]
+""" + ASPIRIN_SIMILARITY + """[[stage.scoring.component]]
 [stage.scoring.component.MaraQsar]
 [[stage.scoring.component.MaraQsar.endpoint]]
 name = "no Brenk alert"

@@ -19,7 +19,7 @@ import pytest
 from mara_chem.cli import main
 from mara_chem.models.prior_file import load_prior, read_metadata
 from mara_chem.models.reinvent_prior import save_reinvent_prior
-from tests.reinvent.reinvent_toml import qed_stage
+from tests.reinvent.reinvent_toml import ASPIRIN_SIMILARITY, qed_stage
 from tests.paths import BUNDLED_PRIOR, REPO
 
 BUNDLED = BUNDLED_PRIOR
@@ -46,12 +46,7 @@ min_steps = 10
 chkpt_file = "stage1.chkpt"
 [stage.scoring]
 type = "geometric_mean"
-[[stage.scoring.component]]
-[stage.scoring.component.MaraTanimotoSimilarity]
-[[stage.scoring.component.MaraTanimotoSimilarity.endpoint]]
-name = "similar to aspirin"
-params.smiles = ["CC(=O)Oc1ccccc1C(=O)O"]
-"""
+""" + ASPIRIN_SIMILARITY
 RUN_FILE += qed_stage(max_steps=2, max_score=1.0, min_steps=10, chkpt="stage2.chkpt").replace("{", "{{").replace("}", "}}")
 
 SAMPLING_FILE = """run_type = "sampling"

@@ -91,3 +91,21 @@ def test_restart_refuses_another_objective_for_the_logged_calls(tmp_path, capsys
     err = capsys.readouterr().err
     assert "another objective" in err and "stage.0.scoring" in err and len(err.strip().splitlines()) == 1
     assert log_rows(out) == before
+
+
+def test_an_off_policy_replay_that_diverges_the_agent_stops_the_run_before_its_checkpoint(tmp_path, capsys):
+    """The genetic search's off-policy replay is an update too: with no update on the batch (as Genetic GFN),
+    the NaN comes from the replay alone, and the run stops the same way."""
+    broken = load_prior(BUNDLED)
+    with torch.no_grad():
+        broken.network.output.bias[5] = float("inf")
+    broken_prior = save_prior(broken, tmp_path / "broken.prior")
+    out = tmp_path / "run"
+    toml = run_file(tmp_path / "run.toml", out, broken_prior)
+    toml.write_text(toml.read_text() + "\n[genetic]\ngenerations = 1\noffspring = 4\nreplay_loops = 1\n"
+                    "replay_sample_size = 8\nkl_coefficient = 0.01\non_policy_update = false\n")
+
+    assert main(["run", str(toml), "-q"]) == 3
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "not finite after the update of step 1" in err
+    assert not (out / "checkpoint.pt").exists() and 0 < len(log_rows(out)) <= 12

@@ -126,6 +126,9 @@ class GeneticExploration:
         self.options, self.isomeric = options, isomeric
         self.agent, self.prior, self.inputs, self.learn, self.rng, self.device = agent, prior, inputs, learn, rng, device
         self.buffer = ReplayMemory(options.buffer_size, options.replay_sample_size)
+        #: the prior's log-likelihood of each canonical spelling drawn so far: the prior is fixed, so a molecule
+        #: drawn again (the best are drawn every step) is not run through it again; kept in the checkpoint
+        self.prior_logp: dict[str, float] = {}
         self.replay = OffPolicyReplay(options.replay_loops, options.replay_sample_size, options.rank_coefficient,
                                       options.kl_coefficient, inputs, learn, rng, self._rows, prior_samples,
                                       anchor_pool, memory_smiles)
@@ -155,23 +158,41 @@ class GeneticExploration:
         return found
 
     def _rows(self, drawn: Sequence[tuple[str, float]]) -> OnPolicyRows | None:
-        """The agent's and the prior's log-likelihoods of the drawn molecules (canonical spellings)."""
+        """The agent's and the prior's log-likelihoods of the drawn molecules (canonical spellings); the prior runs
+        only on molecules it has not seen (:attr:`prior_logp`)."""
         tokens, kept = encode_spellable(self.agent.vocabulary, [s for s, _ in drawn], self.device)
         if tokens is None:
             return None
+        smiles = [drawn[i][0] for i in kept]
+        first_row: dict[str, int] = {}  # each molecule the prior has not seen, at its first row
+        for j, s in enumerate(smiles):
+            if s not in self.prior_logp:
+                first_row.setdefault(s, j)
+        new = list(first_row.values())
+        if new:
+            with torch.no_grad():
+                values = self.prior.sequence_log_likelihood(tokens[new]).tolist()
+            self._remember_prior([smiles[j] for j in new], values)
         agent_logp = self.agent.sequence_log_likelihood(tokens)
-        with torch.no_grad():
-            prior_logp = self.prior.sequence_log_likelihood(tokens)
+        prior_logp = torch.as_tensor([self.prior_logp[s] for s in smiles], dtype=agent_logp.dtype, device=self.device)
         return OnPolicyRows(agent_logp, prior_logp,
                             torch.as_tensor([drawn[i][1] for i in kept], dtype=torch.float32, device=self.device),
-                            canonical=[drawn[i][0] for i in kept])
+                            canonical=smiles)
+
+    def _remember_prior(self, smiles: list[str], values: list[float]) -> None:
+        """Adds to the prior's cache; past four buffers' worth, only the molecules still in the buffer stay."""
+        self.prior_logp.update(zip(smiles, values))
+        if len(self.prior_logp) > 4 * self.options.buffer_size:
+            held = {s for s, _ in self.buffer.entries}
+            self.prior_logp = {s: v for s, v in self.prior_logp.items() if s in held}
 
     def clear(self) -> None:
-        """Empty the buffer (a new stage scores with another objective)."""
+        """Empty the buffer (a new stage scores with another objective; the prior's values stay true)."""
         self.buffer.entries = []
 
     def state_dict(self) -> dict[str, Any]:
-        return {"buffer": self.buffer.state_dict()}
+        return {"buffer": self.buffer.state_dict(), "prior_logp": dict(self.prior_logp)}
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         self.buffer.load_state_dict(state["buffer"])
+        self.prior_logp = dict(state.get("prior_logp", {}))  # a checkpoint written without the cache: none yet

@@ -312,3 +312,28 @@ def test_a_resumed_genetic_run_is_the_uninterrupted_run(tmp_path: Path) -> None:
     resumed.run()
     whole = (tmp_path / "whole" / "oracle_log.csv").read_bytes()
     assert b",genetic," in whole and (tmp_path / "parts" / "oracle_log.csv").read_bytes() == whole
+
+
+def test_the_prior_runs_once_per_replayed_molecule_and_its_cached_values_are_the_priors(tmp_path: Path) -> None:
+    """The prior is fixed: a molecule replayed again takes its stored log-likelihood, which is the prior's own."""
+    table = {"generations": 1, "offspring": 6, "replay_loops": 2, "replay_sample_size": 8}
+    runner = StagedLearning(load_run_config(_config(tmp_path / "run", table, steps=2)), overwrite=True, quiet=True)
+    runner.run()
+    exploration = runner.genetic
+    cached = dict(exploration.prior_logp)
+    assert cached and set(cached) <= {s for s, _ in exploration.buffer.entries}
+    smiles = list(cached)[:5]
+    with torch.no_grad():
+        fresh = runner.prior.log_likelihood(smiles).tolist()
+    assert np.allclose([cached[s] for s in smiles], fresh, rtol=0, atol=1e-4)
+
+    rows_seen: list[int] = []
+    real = exploration.prior.sequence_log_likelihood
+    exploration.prior.sequence_log_likelihood = lambda tokens: (rows_seen.append(len(tokens)), real(tokens))[1]
+    drawn = [(s, 0.5) for s in smiles] + [("CCOC(=O)c1ccc(N)cc1", 0.2), ("CCOC(=O)c1ccc(N)cc1", 0.2)]
+    first = exploration._rows(drawn)
+    second = exploration._rows(drawn)
+    assert rows_seen == [1]  # only the one new molecule, once
+    assert torch.equal(first.prior_logp, second.prior_logp)
+    assert exploration.state_dict()["prior_logp"]["CCOC(=O)c1ccc(N)cc1"] == pytest.approx(
+        float(real(runner.prior.vocabulary.encode_batch(["CCOC(=O)c1ccc(N)cc1"]))[0]), abs=1e-4)

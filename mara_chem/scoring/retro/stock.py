@@ -71,8 +71,8 @@ class BloomStock(BaseMolInventory):
         """``"exact"`` (an exact list holds it in a stock form), ``"bloom"`` (only the filter: a Bloom-only
         building block) or None (not purchasable)."""
         acid = _acid_of_acyl_halide(mol.rdkit_mol)
-        if acid is not None:
-            return self.source(Molecule(acid))
+        if acid is not None:  # the acyl halide itself must be a reagent too (no O-H or amine N-H of its own)
+            return None if building_block_problem(mol.rdkit_mol) else self.source(Molecule(acid))
         if mol.smiles in self.extra_smiles:
             return "exact"
         return self._source(mol.smiles)

@@ -75,7 +75,7 @@ _SELF_ALKYLATING = ("[NX3;+0;!$(N[a]);!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[
 _UNSTABLE_MIN_ATOMS = 16
 #: what a Grignard or organolithium reagent adds to (pentoxifylline's 'Grignard' of a xanthine carrying its
 #: own imide carbonyls)
-_CARBONYL_OR_NITRILE = "[$([CX3]=O),$(C#N)]"
+_CARBONYL_OR_NITRILE = "[$([#6X3]=O),$(C#N)]"  # aromatic c=O too (a xanthine, a pyridone)
 #: a carbamic acid or carbonic half-ester: it loses CO2 (carisoprodol's carbamate "alkylated" from carbamic acid,
 #: torsemide's sulfonylurea and albendazole's carbamate "coupled" from one)
 _CARBAMIC_ACID = "[OX2H1][CX3](=O)[#7,#8]"

@@ -546,3 +546,7 @@ def test_what_a_chemist_refuses_in_the_third_held_out_drugs_routes():
         "[CH3:1][C:2]#N.Br[CH2:3][CH2:4][C:5](=[O:6])[O:7][CH3:8]", reaction_class="C-C Coupling")
     assert _problem("{Grignard_carbonyl}", grignard, "[CH3:1][C:2](=[O:9])[CH2:3][CH2:4][O:5][CH3:6]",
                     "[CH3:1][C:2]#N.Br[CH2:3][CH2:4][O:5][CH3:6]", reaction_class="C-C Coupling") is None
+    # the xanthine's carbonyls are aromatic in RDKit (c=O): the Grignard reagent of a bromobutyl pyridone too
+    assert "carries a carbonyl or nitrile" in _problem(
+        "{Grignard_carbonyl}", grignard, "[CH3:1][C:2](=[O:9])[CH2:3][CH2:4][n:5]1[cH:6][cH:7][cH:8][cH:10][c:11]1=[O:12]",
+        "[CH3:1][C:2]#N.Br[CH2:3][CH2:4][n:5]1[cH:6][cH:7][cH:8][cH:10][c:11]1=[O:12]", reaction_class="C-C Coupling")

@@ -42,6 +42,23 @@ GROUPS = {"amide_drug": "drugs, last step an amide coupling", "drug": "drugs, ot
           "natural_product": "complex natural products", "unbuyable": "molecules built to be unbuyable"}
 
 
+def formula_mismatches(mols: pd.DataFrame) -> list[str]:
+    """Rows whose SMILES does not parse or whose molecular formula is not the one written beside it (a
+    ``formula`` column, where the set has one): a hand transcription that lost or gained an atom."""
+    from rdkit import Chem
+    from rdkit.Chem.rdMolDescriptors import CalcMolFormula
+
+    if "formula" not in mols.columns:
+        return []
+    wrong = []
+    for row in mols.itertuples():
+        mol = Chem.MolFromSmiles(row.smiles)
+        made = CalcMolFormula(mol) if mol is not None else "unparsable"
+        if made != row.formula:
+            wrong.append(f"{row.name}: {made}, expected {row.formula}")
+    return wrong
+
+
 def search(smiles: list[str], settings: RetroSettings, workers: int) -> list[RouteOutcome]:
     executor = build_executor("pool" if workers > 1 else "serial", settings, n_workers=workers,
                               timeout_s=2 * settings.time_limit_s + 60, worker_cls=RetroWorker)
@@ -113,6 +130,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variants", nargs="+", default=list(REACTION_SETS), choices=REACTION_SETS)
     args = parser.parse_args(argv)
     mols = pd.read_csv(args.molecules)
+    wrong = formula_mismatches(mols)
+    if wrong:
+        parser.error("SMILES that do not match their formula: " + "; ".join(wrong))
     if args.building_blocks.is_file():
         blocks = read_building_blocks(args.building_blocks)
     elif "exact" in args.confirmations:

@@ -17,7 +17,7 @@ one-reactant rewrite of the target never ends in a false positive. The bigger ``
 (0.03 %) is used when it has been downloaded to molbloom's cache (``catalog = "zinc-instock"``); ``catalog =
 "none"`` leaves the exact lists the user gave only. An acyl chloride or bromide (carbon-bound: not a chloroformate or carbamoyl chloride) counts as in stock when its
 carboxylic acid is (it is made from the acid in the same pot; catalogues list the acid, and the templates
-write amide couplings from acid chlorides).
+write amide couplings from acid chlorides), unless it carries an O-H or amine N-H that it would acylate.
 
 A filter hit must also be a sane building block (``sanity.building_block_problem``: element set, valences,
 no radicals, charges or query features). Catalogues list racemates and one tautomer: a molecule is also
@@ -71,8 +71,8 @@ class BloomStock(BaseMolInventory):
         """``"exact"`` (an exact list holds it in a stock form), ``"bloom"`` (only the filter: a Bloom-only
         building block) or None (not purchasable)."""
         acid = _acid_of_acyl_halide(mol.rdkit_mol)
-        if acid is not None:
-            return self.source(Molecule(acid))
+        if acid is not None:  # the acyl halide itself must be a reagent too (no O-H or amine N-H of its own)
+            return None if building_block_problem(mol.rdkit_mol) else self.source(Molecule(acid))
         if mol.smiles in self.extra_smiles:
             return "exact"
         return self._source(mol.smiles)

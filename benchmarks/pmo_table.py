@@ -137,7 +137,7 @@ def collect(methods: list[Method], tasks: list[Task], budget: int) -> dict[str, 
 
 
 def recorded_runs(path: Path) -> dict[str, dict[str, dict[int, dict]]]:
-    """The per-run numbers a table wrote before (``pmo_runs.json``; empty when there is none)."""
+    """The per-run numbers an earlier build of the table wrote (``pmo_runs.json``; empty when there is none)."""
     if not path.exists():
         return {}
     return {label: {task: {int(seed): metrics for seed, metrics in seeds.items()} for task, seeds in by_task.items()}

@@ -28,8 +28,8 @@ from syntheseus.interface.molecule import Molecule  # noqa: E402
 #: saxitoxin and carbamic acid (the leaves of a 2-step saxitoxin route a review found), a seco-acid of quinine a template made up
 BLOOM_FALSE_POSITIVES = ("N=C1N[C@H]2[C@H](CO)N=C([N+](=O)[O-])N3CCC(O)(O)[C@]23N1",
                          "C=C[C@H]1CNCC[C@H]1C[C@H](O)[C@H](O)C(=O)O")
-# what the issue found accepted as building blocks: refused by the sanity checks under either setting
-ISSUE_NONSENSE = ("N#COC[C@@H]1N=C(N)N2CCC(O)(O)[C@@]23NC(=N)N[C@@H]13", "C[Se](C)(C)C",
+# molecules a review of routes found accepted as building blocks: refused by the sanity checks under either setting
+IMPOSSIBLE_PRECURSORS = ("N#COC[C@@H]1N=C(N)N2CCC(O)(O)[C@@]23NC(=N)N[C@@H]13", "C[Se](C)(C)C",
                   "NC(=O)O")  # carbamic acid: in the filter, but it loses CO2
 PENICILLIN_G = "CC1(C)S[C@@H]2[C@H](NC(=O)Cc3ccccc3)C(=O)N2[C@H]1C(=O)O"
 APA = "CC1(C)S[C@@H]2[C@H](N)C(=O)N2[C@H]1C(=O)O"  # 6-aminopenicillanic acid: in the filter, not in the file
@@ -51,7 +51,7 @@ def test_exact_confirmation_refuses_bloom_false_positives_and_keeps_real_blocks(
     for smiles in BLOOM_FALSE_POSITIVES:
         assert loose.source(Molecule(smiles)) == "bloom", smiles  # the filter does say 'in stock'
         assert strict.source(Molecule(smiles)) is None, smiles
-    for smiles in ISSUE_NONSENSE:
+    for smiles in IMPOSSIBLE_PRECURSORS:
         assert loose.source(Molecule(smiles)) is None and strict.source(Molecule(smiles)) is None
     # confirmed: a listed block, its acid chloride, a stereo form of a listed racemate, molbloom's common
     # reagents (DCC, methanol) and the commodity amines, which no file lists

@@ -19,7 +19,7 @@ from benchlab.tasks import Task
 from benchlab.variants import BASELINE, Variant
 
 AIM_YIELD, AIM_CIRCLES = 2.0, 1.2
-"""The project's aim for a diversity strategy: strict Yield ≥ 2× DAP's and #Circles ≥ 1.2× DAP's with IntDiv1 no lower."""
+"""The aim of a diversity strategy: strict Yield ≥ 2× DAP's and #Circles ≥ 1.2× DAP's with IntDiv1 no lower."""
 PMO_GROUP = "pmo"
 PMO_PRIOR_NOTE = ("PMO tasks: the prior here is trained on MOSES, unlike the ZINC 250k prior of PMO's REINVENT, so "
                   "these figures are not comparable one to one with published REINVENT/PMO figures.")

@@ -47,16 +47,21 @@ name = "QED"
     return path
 
 
+def diverging_prior(folder: Path) -> Path:
+    """The bundled prior with one infinite output bias: its NaN targets diverge the first update that uses it."""
+    broken = load_prior(BUNDLED)
+    with torch.no_grad():
+        broken.network.output.bias[5] = float("inf")
+    return save_prior(broken, folder / "broken.prior")
+
+
 def log_rows(out: Path) -> list[dict[str, str]]:
     with open(out / "oracle_log.csv", newline="") as handle:
         return list(csv.DictReader(handle))
 
 
 def test_a_diverged_run_restarted_with_a_repaired_file_reuses_every_paid_call(tmp_path, capsys):
-    broken = load_prior(BUNDLED)
-    with torch.no_grad():
-        broken.network.output.bias[5] = float("inf")
-    broken_prior = save_prior(broken, tmp_path / "broken.prior")
+    broken_prior = diverging_prior(tmp_path)
     out = tmp_path / "run"
     toml = run_file(tmp_path / "run.toml", out, broken_prior)
 
@@ -96,10 +101,7 @@ def test_restart_refuses_another_objective_for_the_logged_calls(tmp_path, capsys
 def test_an_off_policy_replay_that_diverges_the_agent_stops_the_run_before_its_checkpoint(tmp_path, capsys):
     """The genetic search's off-policy replay is an update too: with no update on the batch (as Genetic GFN),
     the NaN comes from the replay alone, and the run stops the same way."""
-    broken = load_prior(BUNDLED)
-    with torch.no_grad():
-        broken.network.output.bias[5] = float("inf")
-    broken_prior = save_prior(broken, tmp_path / "broken.prior")
+    broken_prior = diverging_prior(tmp_path)
     out = tmp_path / "run"
     toml = run_file(tmp_path / "run.toml", out, broken_prior)
     toml.write_text(toml.read_text() + "\n[genetic]\ngenerations = 1\noffspring = 4\nreplay_loops = 1\n"

@@ -17,11 +17,10 @@ RUNS="${RUNS:-$OUT/runs}"
 PRIOR=priors/zinc-gru-2x256.prior
 VARIANTS=(pmo_dap_rate1e-3 pmo_mara)
 read -r -a SEED_LIST <<< "${SEEDS:-0}"
-read -r -a TASKS <<< "$(PYTHONPATH="$PWD/benchmarks" "$PY" -c \
-    'from benchlab.tasks import resolve_tasks; print(" ".join(t.name for t in resolve_tasks(["pmo_zinc"])))')"
-[ -n "${REVERSE:-}" ] && read -r -a TASKS <<< "$(printf '%s\n' "${TASKS[@]}" | tac | tr '\n' ' ')"
 export OMP_NUM_THREADS=1
 . benchmarks/peers/run_peer.sh
+read -r -a TASKS <<< "$(pmo_zinc_tasks)"
+[ -n "${REVERSE:-}" ] && read -r -a TASKS <<< "$(printf '%s\n' "${TASKS[@]}" | tac | tr '\n' ' ')"
 
 rl_stream() {  # one mara-chem variant over every task, seed-major
     PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks pmo_zinc --seeds "${SEED_LIST[@]}" \

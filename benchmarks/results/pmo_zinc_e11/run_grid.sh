@@ -48,8 +48,7 @@ case "$PART" in
                      pmo_ips_dap_scaffold_window_remax pmo_mips_grpo_spell16 pmo_dmpo_rate1e-4 pmo_dap_remax_lenient
                      pmo_mips_grpo_rate1e-3 pmo_dmpo_rate1e-3 pmo_dap_remax_replay10) ;;
     table|table_peers)
-           read -r -a TASKS <<< "$(PYTHONPATH="$PWD/benchmarks" "$PY" -c \
-               'from benchlab.tasks import resolve_tasks; print(" ".join(t.name for t in resolve_tasks(["pmo_zinc"])))')"
+           read -r -a TASKS <<< "$(pmo_zinc_tasks)"
            read -r -a VARIANTS <<< "${TABLE_VARIANTS:-pmo_ips_dap_cluster03_window_genetic_loops4 pmo_dap_rate1e-3 pmo_genetic_tb_recipe}" ;;
     *) echo "PART must be parity, genetic, tuning, modes, table or table_peers, got $PART" >&2; exit 2 ;;
 esac

@@ -53,6 +53,9 @@ case "$PART" in
     *) echo "PART must be parity, genetic, tuning, modes, table or table_peers, got $PART" >&2; exit 2 ;;
 esac
 
+# REVERSE=1 takes the tasks from the other end, so a second stream can share a part (a run another stream holds
+# is refused by its folder's lock and reported; the first stream finishes it)
+[ -n "${REVERSE:-}" ] && read -r -a TASKS <<< "$(printf '%s\n' "${TASKS[@]}" | tac | tr '\n' ' ')"
 # ONLY="v1 v2" runs just those of the part's variants (the table is still rebuilt with all of them)
 read -r -a RUN_VARIANTS <<< "${ONLY:-${VARIANTS[*]}}"
 if [ -z "${TABLE_ONLY:-}" ]; then

@@ -7,9 +7,15 @@ from pydantic import Field
 
 from mara_chem.scoring import ScoringComponent
 from mara_chem.scoring.component import ComponentParams, Failure
-from mara_chem.scoring.workers.executors import ExecutorCacheOwner, build_executor, map_with_cache
+from mara_chem.scoring.pooled_component import PooledComponent
+from mara_chem.scoring.workers.executors import build_executor
 
-from mara_chem_example_plugin.conformer_worker import ConformerEnergyWorker, ConformerSettings, conformer_cache
+from mara_chem_example_plugin.conformer_worker import (
+    ConformerEnergyWorker,
+    ConformerOutcome,
+    ConformerSettings,
+    conformer_cache,
+)
 
 
 class HeteroatomFraction(ScoringComponent):
@@ -30,32 +36,34 @@ class ConformerEnergyParams(ComponentParams):
     cache_path: str | None = Field(None, description="sqlite file of computed molecules, reused across runs")
 
 
-class ConformerEnergy(ExecutorCacheOwner, ScoringComponent):
+class ConformerEnergy(PooledComponent[ConformerOutcome]):
     """An expensive oracle as a plugin: lowest MMFF94 energy (kcal/mol) over a few ETKDG conformers, run on
     mara-chem's executors (``serial``, ``pool``, ``ray``) with its persistent outcome cache. The worker is
-    ``conformer_worker.py``; this class only maps params to settings and outcomes to values."""
+    ``conformer_worker.py``; ``PooledComponent`` keeps the books, this class only maps params to settings and
+    outcomes to values."""
 
     name = "example_conformer_energy"
     raw_range = (-math.inf, math.inf)  # kcal/mol: needs a transform
     Params = ConformerEnergyParams
     params: ConformerEnergyParams
     example_params = {"executor": "serial", "n_conformers": 2}
+    computed = "minimised"
 
     def __init__(self, params=None):
         super().__init__(params)
         p = self.params
         self.settings = ConformerSettings(n_conformers=p.n_conformers, seed=p.seed)
         self.cache = conformer_cache(p.cache_path, self.settings) if p.cache_path else None
-        self._executor = None
 
-    @property
-    def executor(self):
-        if self._executor is None:
-            p = self.params
-            self._executor = build_executor(p.executor, self.settings, n_workers=p.n_workers, timeout_s=p.timeout_s,
-                                            worker_cls=ConformerEnergyWorker)
-        return self._executor
+    def _start_executor(self):
+        p = self.params
+        return build_executor(p.executor, self.settings, n_workers=p.n_workers, timeout_s=p.timeout_s,
+                              worker_cls=ConformerEnergyWorker)
 
-    def score_batch(self, smiles: list[str]) -> list:
-        outcomes, _ = map_with_cache(list(dict.fromkeys(smiles)), self.cache, lambda: self.executor)
-        return [outcomes[s].energy if outcomes[s].energy is not None else Failure(outcomes[s].reason) for s in smiles]
+    def _counts(self, outcomes) -> str:
+        return f"{sum(1 for o in outcomes if o.energy is None)} failed"
+
+    def _value(self, outcome):
+        if outcome is None:
+            return Failure("invalid SMILES")
+        return outcome.energy if outcome.energy is not None else Failure(outcome.reason)

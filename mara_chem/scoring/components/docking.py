@@ -11,17 +11,15 @@ Importing this module is cheap: vina, meeko and ray are imported by the workers 
 from __future__ import annotations
 
 import importlib.util
-import logging
 import math
-import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from mara_chem.chem.smiles import to_mol
 from mara_chem.output_paths import check_output_file
-from mara_chem.scoring.component import ComponentParams, Failure, ScoringComponent
+from mara_chem.scoring.component import ComponentParams, Failure
 from mara_chem.scoring.docking.cache import DockingCache
 from mara_chem.scoring.docking.protonation import check_available, list_protonators
 from mara_chem.scoring.docking.targets import check_target, list_dockstring_targets, resolve_target
@@ -32,15 +30,8 @@ from mara_chem.scoring.docking.vina_runner import (
     VinaWorker,
     check_receptor_parses,
 )
-from mara_chem.scoring.workers.executors import (
-    Executor,
-    ExecutorCacheOwner,
-    build_executor,
-    list_executors,
-    map_with_cache,
-)
-
-log = logging.getLogger(__name__)
+from mara_chem.scoring.pooled_component import PooledComponent
+from mara_chem.scoring.workers.executors import Executor, build_executor, list_executors
 
 Vec3 = tuple[float, float, float]
 
@@ -155,7 +146,7 @@ class VinaDockingParams(ComponentParams):
         return self
 
 
-class VinaDocking(ExecutorCacheOwner, ScoringComponent):
+class VinaDocking(PooledComponent[DockOutcome]):
     """Best Vina score per molecule; the executor and cache live as long as the component (``close`` ends them)."""
 
     name = "vina_docking"
@@ -167,6 +158,7 @@ class VinaDocking(ExecutorCacheOwner, ScoringComponent):
     example_params = {"target": "DRD2", "center": [9.25, 6.167, -7.0], "size": [10.0, 10.0, 10.0],
                       "exhaustiveness": 1, "executor": "serial"}
     params: VinaDockingParams
+    computed = "docked"
 
     def __init__(self, params: VinaDockingParams | dict | None = None):
         super().__init__(params)
@@ -190,39 +182,28 @@ class VinaDocking(ExecutorCacheOwner, ScoringComponent):
         )
         check_receptor_parses(self.settings.receptor_pdbqt, str(self.target.receptor))
         self.cache = DockingCache(p.cache_path, self.settings) if p.cache_path else None
-        self._executor: Executor[DockingSettings, DockOutcome] | None = None
         self._poses_written: set[str] = set()
-        self._ids: dict[str, str] = {}
 
-    @property
-    def executor(self) -> Executor[DockingSettings, DockOutcome]:
-        """Started on first use, so building the component (e.g. to validate a run) costs nothing."""
-        if self._executor is None:
-            p = self.params
-            self._executor = build_executor(
-                p.executor, self.settings, n_workers=p.n_workers, timeout_s=p.timeout_s, address=p.address,
-                timeout_clock=p.timeout_clock, worker_cls=VinaWorker,
-            )
-        return self._executor
+    def _start_executor(self) -> Executor[DockingSettings, DockOutcome]:
+        p = self.params
+        return build_executor(p.executor, self.settings, n_workers=p.n_workers, timeout_s=p.timeout_s,
+                              address=p.address, timeout_clock=p.timeout_clock, worker_cls=VinaWorker)
 
-    def score_batch(self, smiles: list[str]) -> list[float | Failure]:
-        start = time.perf_counter()
-        valid = [s for s in dict.fromkeys(smiles) if to_mol(s) is not None]
-        outcomes, n_cached = map_with_cache(valid, self.cache, lambda: self.executor)
-        if self.params.pose_sdf:
-            self._write_poses([outcomes[s] for s in valid])
-        n_failed = sum(1 for s in valid if not outcomes[s].ok)
-        log.info(
-            "vina_docking: %d molecules, %d docked, %d from cache, %d failed, %.1f s",
-            len(valid), len(valid) - n_cached, n_cached, n_failed, time.perf_counter() - start,
-        )
-        return [_as_value(outcomes.get(s)) for s in smiles]
+    def _counts(self, outcomes: Sequence[DockOutcome]) -> str:
+        return f"{sum(1 for o in outcomes if not o.ok)} failed"
 
-    def name_molecules(self, ids: dict[str, str]) -> None:
-        self._ids.update(ids)
+    def _value(self, outcome: DockOutcome | None) -> float | Failure:
+        if outcome is None:
+            return Failure("invalid SMILES")
+        if outcome.ok:
+            return float(outcome.score)  # type: ignore[arg-type]
+        return Failure(outcome.reason or "unknown docking failure")
 
-    def _write_poses(self, outcomes: list[DockOutcome]) -> None:
-        """Append the best pose of every newly seen docked molecule (below ``pose_score_max`` if set)."""
+    def _write_outcomes(self, outcomes: Sequence[DockOutcome]) -> None:
+        """With ``pose_sdf``, append the best pose of every newly seen docked molecule (below ``pose_score_max``
+        if set)."""
+        if not self.params.pose_sdf:
+            return
         from rdkit import Chem
 
         limit = self.params.pose_score_max
@@ -250,14 +231,6 @@ class VinaDocking(ExecutorCacheOwner, ScoringComponent):
                 writer.write(mol)
                 self._poses_written.add(o.smiles)
             writer.close()
-
-
-def _as_value(outcome: DockOutcome | None) -> float | Failure:
-    if outcome is None:
-        return Failure("invalid SMILES")
-    if outcome.ok:
-        return float(outcome.score)  # type: ignore[arg-type]
-    return Failure(outcome.reason or "unknown docking failure")
 
 
 __all__: list[Any] = ["VinaDocking", "VinaDockingParams"]

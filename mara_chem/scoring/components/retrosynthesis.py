@@ -26,28 +26,19 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import logging
-import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
-from mara_chem.chem.smiles import to_mol
-from mara_chem.scoring.component import ComponentParams, Failure, Scored, ScoringComponent
+from mara_chem.scoring.component import ComponentParams, Failure, Scored
+from mara_chem.scoring.pooled_component import PooledComponent
 from mara_chem.scoring.retro.cache import RouteCache
 from mara_chem.scoring.retro.search import RetroWorker, RouteOutcome, canonical_smiles_list
 from mara_chem.scoring.retro.exact_stock import read_building_blocks
 from mara_chem.scoring.retro.settings import ALGORITHMS, CATALOGS, REACTION_SETS, STOCK_CONFIRMATIONS, RetroSettings
-from mara_chem.scoring.workers.executors import (
-    Executor,
-    ExecutorCacheOwner,
-    build_executor,
-    list_executors,
-    map_with_cache,
-)
-
-log = logging.getLogger(__name__)
+from mara_chem.scoring.workers.executors import Executor, build_executor, list_executors
 
 #: the options that name one of a fixed set: what the error calls it, and the set
 _CHOICES = {"reactions": ("reaction set", REACTION_SETS), "algorithm": ("search algorithm", ALGORITHMS),
@@ -130,7 +121,7 @@ class RetrosynthesisParams(ComponentParams):
         return self
 
 
-class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
+class Retrosynthesis(PooledComponent[RouteOutcome]):
     """Route found (1) or not (0) per molecule; executor and cache live as long as the component."""
 
     name = "retrosynthesis"
@@ -138,6 +129,7 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
     required_by_default = True  # an expensive oracle: failing it must not let QED alone carry the score
     Params = RetrosynthesisParams
     params: RetrosynthesisParams
+    computed = "searched"
     raw_range = (0.0, 1.0)  # solved (1) or not (0), or the graded score: usable without a transform
     # the contract suite's example: amide couplings only, in this process (fast and machine-independent)
     example_params = {"executor": "serial", "reactions": "amide_only", "time_limit_s": 60}
@@ -161,33 +153,16 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
         )
         self.fingerprint = self.settings.fingerprint()
         self.cache = RouteCache(p.cache_path, self.fingerprint) if p.cache_path else None
-        self._executor: Executor[RetroSettings, RouteOutcome] | None = None
         self._routes_written: set[str] = set()
-        self._ids: dict[str, str] = {}
 
-    @property
-    def executor(self) -> Executor[RetroSettings, RouteOutcome]:
-        """Started on first use, so building the component (e.g. to validate a run) costs nothing."""
-        if self._executor is None:
-            p = self.params
-            timeout = p.hard_timeout_s or 2 * p.time_limit_s + 60
-            self._executor = build_executor(p.executor, self.settings, n_workers=p.n_workers, timeout_s=timeout,
-                                            address=p.address, worker_cls=RetroWorker)
-        return self._executor
+    def _start_executor(self) -> Executor[RetroSettings, RouteOutcome]:
+        p = self.params
+        timeout = p.hard_timeout_s or 2 * p.time_limit_s + 60
+        return build_executor(p.executor, self.settings, n_workers=p.n_workers, timeout_s=timeout,
+                              address=p.address, worker_cls=RetroWorker)
 
-    def name_molecules(self, ids: dict[str, str]) -> None:
-        self._ids.update(ids)
-
-    def score_batch(self, smiles: list[str]) -> list[float | Failure | Scored]:
-        start = time.perf_counter()
-        valid = [s for s in dict.fromkeys(smiles) if to_mol(s) is not None]
-        outcomes, n_cached = map_with_cache(valid, self.cache, lambda: self.executor)
-        if self.params.routes_file:
-            self._write_routes([outcomes[s] for s in valid])
-        n_solved = sum(1 for s in valid if outcomes[s].solved)
-        log.info("retrosynthesis: %d molecules, %d searched, %d from cache, %d solved, %.1f s",
-                 len(valid), len(valid) - n_cached, n_cached, n_solved, time.perf_counter() - start)
-        return [self._value(outcomes.get(s)) for s in smiles]
+    def _counts(self, outcomes: Sequence[RouteOutcome]) -> str:
+        return f"{sum(1 for o in outcomes if o.solved)} solved"
 
     def _value(self, outcome: RouteOutcome | None) -> float | Failure | Scored:
         if outcome is None:
@@ -205,8 +180,11 @@ class Retrosynthesis(ExecutorCacheOwner, ScoringComponent):
             return Failure(outcome.reason or "search stopped by the safety cap")
         return Scored(0.0, outcome.reason or "no route")  # why: no template, iteration limit, nearest missing block
 
-    def _write_routes(self, outcomes: list[RouteOutcome]) -> None:
-        path = Path(self.params.routes_file)  # type: ignore[arg-type]
+    def _write_outcomes(self, outcomes: Sequence[RouteOutcome]) -> None:
+        """With ``routes_file``, append every newly seen molecule's outcome (with its id) as a JSON line."""
+        if not self.params.routes_file:
+            return
+        path = Path(self.params.routes_file)
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("a") as handle:
             for o in outcomes:

@@ -525,19 +525,3 @@ def map_with_cache(smiles: Sequence[str], cache: OutcomeCache[O] | None,
             cache.put(done)
         outcomes.update((o.smiles, o) for o in done)
     return outcomes, n_cached
-
-
-class ExecutorCacheOwner:
-    """Mixin of the components that score through a worker pool and an outcome cache (docking,
-    retrosynthesis): ``close`` shuts both, once."""
-
-    _executor: Executor | None
-    cache: OutcomeCache | None
-
-    def close(self) -> None:
-        if self._executor is not None:
-            self._executor.close()
-            self._executor = None
-        if self.cache is not None:
-            self.cache.close()
-            self.cache = None

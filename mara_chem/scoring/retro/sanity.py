@@ -44,7 +44,7 @@ foresee (regio- and chemoselectivity beyond these cases) still need a chemist's 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import product
@@ -644,82 +644,124 @@ def _halogenation_problem(proposal: Proposal) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Step:
+    """One proposal with what its template says about itself: the rules of ``RULES`` read this."""
+
+    lowered: str  #: the template's name, lower case, without braces and underscores
+    reaction_class: str
+    amide_coupling: bool
+    forward_smirks: str
+    proposal: Proposal
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of ``RULES``: ``check`` runs on the steps ``applies`` selects and returns its refusal or None."""
+
+    applies: Callable[[Step], bool]
+    check: Callable[[Step], str | None]
+
+
+def _always(step: Step) -> bool:
+    return True
+
+
+def _named(*words: str) -> Callable[[Step], bool]:
+    """Templates whose lowered name contains one of ``words``."""
+    return lambda step: any(word in step.lowered for word in words)
+
+
+def _prefixed(prefixes: tuple[str, ...]) -> Callable[[Step], bool]:
+    """Templates whose lowered name starts with one of ``prefixes``."""
+    return lambda step: step.lowered.startswith(prefixes)
+
+
+def _too_few_atoms(step: Step) -> str | None:
+    proposal = step.proposal
+    supplied = sum(1 for a in proposal.product.GetAtoms() if a.GetAtomMapNum() in proposal._where)
+    if 2 * supplied < proposal.product.GetNumHeavyAtoms():
+        return "the reactants supply fewer than half of the product's atoms (a template with unmapped atoms)"
+    return None
+
+
+def _unformed_ring(step: Step) -> str | None:
+    proposal = step.proposal
+    if _rings([proposal.product]) > _rings(proposal.reactants) and not template_forms_ring(step.forward_smirks) \
+            and step.reaction_class not in _RING_FORMING_CLASSES:
+        return f"{step.reaction_class.lower()} template closing a ring it does not form"
+    return None
+
+
+def _acid_derivative_carbonyl(step: Step) -> str | None:
+    if _makes_acid_derivative(step.proposal):
+        return "an aldehyde/ketone template whose carbonyl is an acid, ester or amide carbon"
+    return None
+
+
+def _no_synthesis_step(step: Step) -> str | None:
+    return f"{step.lowered} only removes a group the precursor need never have had (not a synthesis step)"
+
+
+def _ortho_metalation_problem(step: Step) -> str | None:
+    if any(m.HasSubstructMatch(_pattern(_ACIDIC_H)) for m in step.proposal.reactants):
+        return "an ortho metalation of an arene that carries an acidic O-H or N-H (the base takes that first)"
+    return None
+
+
+def _cyanate_problem(step: Step) -> str | None:
+    proposal = step.proposal
+    if any(m.HasSubstructMatch(_pattern(_CYANATE_ESTER)) for m in (proposal.product, *proposal.reactants)):
+        return "a nitrile template applied to a cyanate ester (O-C#N is no nitrile)"
+    return None
+
+
+def _on_proposal(check: Callable[[Proposal], str | None]) -> Callable[[Step], str | None]:
+    return lambda step: check(step.proposal)
+
+
+def _on_proposal_and_name(check: Callable[[Proposal, str], str | None]) -> Callable[[Step], str | None]:
+    return lambda step: check(step.proposal, step.lowered)
+
+
+#: the checks ``reaction_problem`` runs, in order; the first refusal is the answer. A rule for a reaction
+#: class is one row: which templates it reads (by lowered name, class or amide flag) and what it checks.
+RULES: tuple[Rule, ...] = (
+    Rule(_always, _too_few_atoms),
+    Rule(_always, _unformed_ring),
+    Rule(_always, lambda step: reactant_side_problem(step.forward_smirks, step.proposal)),
+    Rule(lambda step: step.amide_coupling, _on_proposal(_amide_problem)),
+    Rule(lambda step: step.lowered in _CARBOXYLIC_ESTERIFICATIONS, _on_proposal(_ester_problem)),
+    Rule(_named("friedel-crafts acylation"), _on_proposal(_acylation_problem)),
+    Rule(_prefixed(_ALKYLATIONS), _on_proposal(_alkylation_problem)),
+    Rule(lambda step: "michael" in step.lowered and "aromatic" not in step.lowered, _on_proposal(_michael_problem)),
+    Rule(_named("aldehyde"), _on_proposal(_aldehyde_problem)),
+    Rule(_always, _on_proposal(_halogenation_problem)),
+    Rule(_always, _on_proposal(_acyl_donor_amine_problem)),
+    Rule(_named("to aldehyde", "to ketone", "aldehydes and ketones"), _acid_derivative_carbonyl),
+    Rule(lambda step: step.lowered in _NO_SYNTHESIS_STEP, _no_synthesis_step),
+    Rule(_named("reductive amination"), _on_proposal(_reductive_amination_problem)),
+    Rule(_always, _on_proposal_and_name(_organometal_problem)),
+    Rule(_named("mitsunobu"), _on_proposal(_mitsunobu_problem)),
+    Rule(_always, _on_proposal_and_name(_reactant_carbon_problem)),
+    Rule(lambda step: step.lowered.startswith(_ALKYLATIONS) or "methylation" in step.lowered,
+         _on_proposal(_weak_n_alkylation_problem)),
+    Rule(_named("ortho metalation"), _ortho_metalation_problem),
+    Rule(_named(*_PD_COUPLINGS), _on_proposal(_pd_leaving_problem)),
+    Rule(_named("buchwald", "ullmann", "goldberg", "chan-lam", "chan lam"), _on_proposal(_competing_amine_problem)),
+    Rule(_named("nitrile"), _cyanate_problem),
+    Rule(_named(*_ARYL_COUPLING_WORDS), lambda step: _coupling_problem(step.lowered, step.proposal)),
+)
+
+
 def reaction_problem(name: str, reaction_class: str, amide_coupling: bool, forward_smirks: str,
                      proposal: Proposal) -> str | None:
-    """Why this proposal is chemically wrong for its template (the reaction centre does not fit), or None."""
-    product, reactants = proposal.product, proposal.reactants
-    lowered = name.lower().strip("{}").replace("_", " ")
-    supplied = sum(1 for a in product.GetAtoms() if a.GetAtomMapNum() in proposal._where)
-    if 2 * supplied < product.GetNumHeavyAtoms():
-        return "the reactants supply fewer than half of the product's atoms (a template with unmapped atoms)"
-    if _rings([product]) > _rings(reactants) and not template_forms_ring(forward_smirks) \
-            and reaction_class not in _RING_FORMING_CLASSES:
-        return f"{reaction_class.lower()} template closing a ring it does not form"
-    problem = reactant_side_problem(forward_smirks, proposal)
-    if problem:
-        return problem
-    if amide_coupling:
-        problem = _amide_problem(proposal)
-        if problem:
-            return problem
-    if lowered in _CARBOXYLIC_ESTERIFICATIONS:
-        problem = _ester_problem(proposal)
-        if problem:
-            return problem
-    if "friedel-crafts acylation" in lowered:
-        problem = _acylation_problem(proposal)
-        if problem:
-            return problem
-    if lowered.startswith(_ALKYLATIONS):
-        problem = _alkylation_problem(proposal)
-        if problem:
-            return problem
-    if "michael" in lowered and "aromatic" not in lowered:
-        problem = _michael_problem(proposal)
-        if problem:
-            return problem
-    if "aldehyde" in lowered:
-        problem = _aldehyde_problem(proposal)
-        if problem:
-            return problem
-    problem = _halogenation_problem(proposal) or _acyl_donor_amine_problem(proposal)
-    if problem:
-        return problem
-    if ("to aldehyde" in lowered or "to ketone" in lowered or "aldehydes and ketones" in lowered) \
-            and _makes_acid_derivative(proposal):
-        return "an aldehyde/ketone template whose carbonyl is an acid, ester or amide carbon"
-    if lowered in _NO_SYNTHESIS_STEP:
-        return f"{lowered} only removes a group the precursor need never have had (not a synthesis step)"
-    if "reductive amination" in lowered:
-        problem = _reductive_amination_problem(proposal)
-        if problem:
-            return problem
-    problem = _organometal_problem(proposal, lowered)
-    if problem:
-        return problem
-    if "mitsunobu" in lowered:
-        problem = _mitsunobu_problem(proposal)
-        if problem:
-            return problem
-    problem = _reactant_carbon_problem(proposal, lowered)
-    if problem:
-        return problem
-    if lowered.startswith(_ALKYLATIONS) or "methylation" in lowered:
-        problem = _weak_n_alkylation_problem(proposal)
-        if problem:
-            return problem
-    if "ortho metalation" in lowered and any(m.HasSubstructMatch(_pattern(_ACIDIC_H)) for m in reactants):
-        return "an ortho metalation of an arene that carries an acidic O-H or N-H (the base takes that first)"
-    if any(word in lowered for word in _PD_COUPLINGS):
-        problem = _pd_leaving_problem(proposal)
-        if problem:
-            return problem
-    if any(word in lowered for word in ("buchwald", "ullmann", "goldberg", "chan-lam", "chan lam")):
-        problem = _competing_amine_problem(proposal)
-        if problem:
-            return problem
-    if "nitrile" in lowered and any(m.HasSubstructMatch(_pattern(_CYANATE_ESTER)) for m in (product, *reactants)):
-        return "a nitrile template applied to a cyanate ester (O-C#N is no nitrile)"
-    if any(word in lowered for word in _ARYL_COUPLING_WORDS):
-        return _coupling_problem(lowered, proposal)
+    """Why this proposal is chemically wrong for its template (the reaction centre does not fit), or None:
+    the first refusal of ``RULES``, walked in order."""
+    step = Step(name.lower().strip("{}").replace("_", " "), reaction_class, amide_coupling, forward_smirks, proposal)
+    for rule in RULES:
+        if rule.applies(step):
+            problem = rule.check(step)
+            if problem:
+                return problem
     return None

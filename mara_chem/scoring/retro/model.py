@@ -15,8 +15,10 @@ says; RDKit's plain ``RunReactants`` drops them).
 Proposals are dropped when a reactant does not sanitize or keeps a wildcard atom or a radical, when the reactants
 have fewer heavy atoms than the product (the template left out a reagent that supplies atoms), or when the
 reaction centre does not fit the template's chemistry (``sanity.reaction_problem``: an amide coupling
-without an acyl donor, a ring closed by a template that forms none, an aryl coupling on an sp3 carbon);
-``refused`` counts the last kind by reason.
+without an acyl donor, a ring closed by a template that forms none, an aryl coupling on an sp3 carbon), or
+when a reactant is no isolable compound (``sanity.isolable_problem``: a carbamic acid, a beta-keto acid). Every
+reactant of a route passes through here, its building blocks and its intermediates alike, so this is where
+an intermediate that cannot exist is refused; ``refused`` counts these two kinds by reason.
 Each proposal's ``probability`` metadata is proportional to 1 / (rank + 1) (MCTS uses it as its policy);
 ``source`` is the reaction name, ``reaction_class`` its class, ``template`` the retro SMARTS.
 """

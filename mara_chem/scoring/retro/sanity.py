@@ -30,13 +30,16 @@ molecule (the reaction centre):
   **diazonium swaps** an aryl amine, **alcohol-to-alkyl-halide swaps** an sp3 carbon; **Grignard and
   organolithium** reagents no carbonyl or nitrile of their own;
 - the reactants supply at least half of the product's atoms (a template with an atom-map number 0 does not);
-- protodeboronation, dehalogenation and deselenization are side reactions, not steps a chemist plans.
+- protodeboronation, dehalogenation and deselenization are side reactions, not steps a chemist plans;
+- every reactant, building block or intermediate, is an isolable compound (``isolable_problem``: no carbamic
+  acid or carbonic half-ester, no acyl halide with its own O-H or amine N-H, no beta-keto acid, no gem-diol
+  or open-chain hemiaminal): a route that makes one and uses it at once is no route.
 
 Building blocks must be ordinary molecules: parsed and sanitised by RDKit, within the stock's element set
 (H B C N O F Si P S Cl Br I), every atom at a normal valence (no hypervalent Se, no 5-valent N), no radicals,
 isotopes, query atoms or bonds, no charges beyond nitro groups, N-oxides and ammonium salts, no gem-diols,
 open-chain hemiaminals or alpha-halo alcohols, no carbamic acids or carbonic half-esters, no acyl halide with an
-O-H or amine N-H of its own, and (from 16 heavy atoms, above commodity reagents such as DCC)
+O-H or amine N-H of its own, no beta-keto acids (they decarboxylate), and (from 16 heavy atoms, above commodity reagents such as DCC)
 no cyanate ester, carbodiimide, acyl azide, dialkyl peroxide, nor an amine beside an alkyl halide or sulfonate.
 The rules were written against the validation sets in ``benchmarks/retro_validation/``; routes they do not
 foresee (regio- and chemoselectivity beyond these cases) still need a chemist's reading.
@@ -84,6 +87,10 @@ _CARBAMIC_ACID = "[OX2H1][CX3](=O)[#7,#8]"
 #: 4-chloro-3-sulfamoylbenzoyl chloride is made and used as such)
 _ACYL_HALIDE = "[#6][CX3](=O)[Cl,Br,I]"
 _ACYLATED_BY_IT = "[$([OX2H1]),$([NX3;H1,H2;+0;!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[N,O])])]"
+#: a beta-keto acid, as its keto or its enol form: it loses CO2 through a six-membered transition state
+#: (piroxicam's and meloxicam's benzothiazine acid from saponifying the ester, teriflunomide's
+#: 2-cyano-3-hydroxybutenoic acid); malonic half-esters and aryl or heteroaryl acids (a 4-quinolone's) keep theirs
+_BETA_KETO_ACID = ("[OX2H1][CX3](=O)[CX4][CX3;!$(C-[!#6;!#1])]=O", "[OX2H1][CX3](=O)[C;!a]=[C;!a][OX2H1]")
 #: a carboxylic acyl donor; a carbonyl with a second heteroatom (a carbonic half-ester, a chloroformate, a
 #: carbamic acid) is none: physostigmine's carbamate was "coupled" from an aryl hydrogen carbonate
 _ACYL_DONOR = "[CX3;!$(C(=O)([!#6;!#1])[!#6;!#1])](=O)[OX2H1,Cl,Br,I,$(O[CX3]=O),$(O[#6])]"
@@ -151,6 +158,23 @@ def building_block_problem(mol: Chem.Mol | None) -> str | None:
             return f"{symbol} with valence {atom.GetTotalValence()}"
     if any(bond.HasQuery() for bond in mol.GetBonds()):
         return "a query bond"
+    problem = isolable_problem(mol)
+    if problem:
+        return problem
+    if mol.GetNumHeavyAtoms() >= _UNSTABLE_MIN_ATOMS:
+        for smarts, what in _UNSTABLE:
+            if mol.HasSubstructMatch(_pattern(smarts)):
+                return f"{what} (not a shelf-stable building block)"
+        if all(mol.HasSubstructMatch(_pattern(smarts)) for smarts in _SELF_ALKYLATING):
+            return "an amine and an alkyl halide or sulfonate in one molecule (it alkylates itself)"
+    return None
+
+
+def isolable_problem(mol: Chem.Mol) -> str | None:
+    """Why ``mol`` is no isolable compound (it falls apart, loses CO2 or reacts with itself), or None.
+
+    Asked of every reactant of every step (``reaction_problem``), so an intermediate a route makes and uses
+    at once is held to it as much as a building block: a route through a carbamic acid is no route."""
     if mol.HasSubstructMatch(_pattern(_GEM_DIOL)):
         return "a gem-diol (a carbonyl's hydrate, not a shelf compound)"
     if mol.HasSubstructMatch(_pattern(_GEMINAL_OH_X)):
@@ -159,12 +183,8 @@ def building_block_problem(mol: Chem.Mol | None) -> str | None:
         return "a carbamic acid or carbonic half-ester (it loses CO2)"
     if mol.HasSubstructMatch(_pattern(_ACYL_HALIDE)) and mol.HasSubstructMatch(_pattern(_ACYLATED_BY_IT)):
         return "an acyl halide beside an O-H or amine N-H of its own (it acylates itself)"
-    if mol.GetNumHeavyAtoms() >= _UNSTABLE_MIN_ATOMS:
-        for smarts, what in _UNSTABLE:
-            if mol.HasSubstructMatch(_pattern(smarts)):
-                return f"{what} (not a shelf-stable building block)"
-        if all(mol.HasSubstructMatch(_pattern(smarts)) for smarts in _SELF_ALKYLATING):
-            return "an amine and an alkyl halide or sulfonate in one molecule (it alkylates itself)"
+    if any(mol.HasSubstructMatch(_pattern(smarts)) for smarts in _BETA_KETO_ACID):
+        return "a beta-keto acid (it decarboxylates)"
     return None
 
 
@@ -677,6 +697,16 @@ def _prefixed(prefixes: tuple[str, ...]) -> Callable[[Step], bool]:
     return lambda step: step.lowered.startswith(prefixes)
 
 
+def _unisolable_reactant(step: Step) -> str | None:
+    """A reactant that is no isolable compound, whether a building block or an intermediate another step
+    makes: the step cannot take it (and the step that would make it makes nothing a chemist can use)."""
+    for mol in step.proposal.reactants:
+        problem = isolable_problem(mol)
+        if problem:
+            return f"a reactant that is no isolable compound: {problem}"
+    return None
+
+
 def _too_few_atoms(step: Step) -> str | None:
     proposal = step.proposal
     supplied = sum(1 for a in proposal.product.GetAtoms() if a.GetAtomMapNum() in proposal._where)
@@ -751,6 +781,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_named("buchwald", "ullmann", "goldberg", "chan-lam", "chan lam"), _on_proposal(_competing_amine_problem)),
     Rule(_named("nitrile"), _cyanate_problem),
     Rule(_named(*_ARYL_COUPLING_WORDS), lambda step: _coupling_problem(step.lowered, step.proposal)),
+    Rule(_always, _unisolable_reactant),  # last: a misfit at the reaction centre is the more telling reason
 )
 
 

@@ -24,6 +24,9 @@ molecule (the reaction centre):
 - **nitrile reactions** need a nitrile, and a cyanate ester (O-C#N) is none;
 - **ring closures** only by a template that forms a ring itself;
 - **Mitsunobu** reactions no other O-H, amine N-H or acidic N-H (sulfonamide, imide, azole) in a partner;
+  **O-alkylations** (Williamson, O-methylation) no more acidic X-H beside their O-H (a free acid, a tetrazole,
+  an imide, a pyrimidinone N-H; a phenol or sulfonamide beside an aliphatic alcohol) and no electrophile that
+  closes a lactone on itself (``TOLERANCE``, a table per reaction class);
   **alkylations of weak N nucleophiles** (amide, sulfonamide, aryl amine, azole N-H) no more nucleophilic amine
   or more acidic X-H in the same molecule; **SN2 and Mitsunobu** steps no claimed stereocentre at the carbon
   they attack (the template copies the product's configuration), no CF3/CF2 halide as electrophile;
@@ -505,6 +508,93 @@ def _weak_n_alkylation_problem(proposal: Proposal) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class Intolerance:
+    """A group a reaction class does not tolerate beside its nucleophile: ``smarts`` (its first atom is the
+    group's acidic atom, or with ``on_electrophile`` the carbon the nucleophile attacks), why in a few words,
+    and the nucleophile kinds it outcompetes (``alcohol``: an O-H on an sp3 carbon, ``phenol``: on an aryl or
+    vinyl carbon or a heteroatom, ``acid``: on a carbonyl or sulfonyl)."""
+
+    smarts: str
+    reason: str
+    against: frozenset[str]
+    on_electrophile: bool = False
+
+
+_ANY_O_NUCLEOPHILE = frozenset({"alcohol", "phenol", "acid"})
+_ALCOHOL_OR_PHENOL = frozenset({"alcohol", "phenol"})
+
+#: what a base-mediated O-alkylation (Williamson ether synthesis, O-methylation with MeI or dimethyl sulfate)
+#: does not tolerate: an X-H more acidic than the intended O-H is deprotonated first and takes the
+#: electrophile (naproxen's, indomethacin's and febuxostat's acid is esterified, pioglitazone's
+#: thiazolidinedione and sildenafil's pyrimidinone N-H are alkylated), and an electrophile with its own free
+#: acid four or five bonds away closes a lactone (gemfibrozil's 5-chloro acid). The twin of the Mitsunobu rule,
+#: ordered by acidity; a group less acidic than the nucleophile (an alcohol beside a phenol) is tolerated.
+O_ALKYLATION_TOLERANCE: tuple[Intolerance, ...] = (
+    Intolerance(_CARBOXYLIC_OH, "a free carboxylic acid (pKa 4-5: its carboxylate is alkylated to the ester)",
+                _ALCOHOL_OR_PHENOL),
+    Intolerance("[$([nH]1nnnc1),$([nH]1nncn1)]", "a tetrazole N-H (pKa 5: alkylated first)", _ALCOHOL_OR_PHENOL),
+    Intolerance("[#7X3;H1]([#6]=[O,S])[#6]=O",
+                "an imide N-H (thiazolidinedione, hydantoin, glutarimide; pKa 6-10: alkylated first)",
+                _ALCOHOL_OR_PHENOL),
+    Intolerance("[nH][#6]=O", "a pyrimidinone or pyridone N-H (pKa 8-11: N-alkylated as readily as a phenol)",
+                _ALCOHOL_OR_PHENOL),
+    Intolerance("[OX2H1]c", "a phenol (pKa 10: deprotonated before an aliphatic alcohol, pKa 16)",
+                frozenset({"alcohol"})),
+    Intolerance("[#7X3;!H0]S(=O)=O", "a sulfonamide N-H (pKa 10: deprotonated before an aliphatic alcohol)",
+                frozenset({"alcohol"})),
+    Intolerance("[CX4;$([CX4]~[#6]~[#6][CX3](=O)[OX2H1]),$([CX4]~[#6]~[#6]~[#6][CX3](=O)[OX2H1])]",
+                "a free acid four or five bonds from the carbon it attacks (it closes a gamma- or delta-lactone)",
+                _ANY_O_NUCLEOPHILE, on_electrophile=True),
+)
+
+#: reaction classes (lowered template-name prefixes) -> the groups each does not tolerate; a class with a
+#: tolerance table is one row here, walked by ``_tolerance_problem``
+TOLERANCE: dict[tuple[str, ...], tuple[Intolerance, ...]] = {
+    ("williamson", "o-methylation", "methylation of oh with dms"): O_ALKYLATION_TOLERANCE,
+}
+
+
+def _o_nucleophile_kind(atom: Chem.Atom) -> str:
+    """``acid``, ``alcohol`` or ``phenol`` (see ``Intolerance``) for an O-H oxygen."""
+    heavy = [nb for nb in atom.GetNeighbors() if nb.GetAtomicNum() > 1]
+    if any(nb.GetSymbol() in ("C", "S", "P") and any(
+            b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(nb).GetSymbol() == "O" for b in nb.GetBonds())
+           for nb in heavy):
+        return "acid"
+    if heavy and all(_sp3(nb) for nb in heavy):
+        return "alcohol"
+    return "phenol"
+
+
+def _tolerance_problem(table: tuple[Intolerance, ...]) -> Callable[["Step"], str | None]:
+    """The check of one ``TOLERANCE`` row: at each new O-C bond from an O-H to a carbon that loses a leaving
+    group, the O-H's molecule carries no group of ``table`` (other than that O-H) that outcompetes it, and
+    the attacked carbon's molecule none of the ``on_electrophile`` kind at that carbon."""
+
+    def check(step: "Step") -> str | None:
+        proposal = step.proposal
+        for a, b in proposal.formed_bonds:
+            for o, c in ((a, b), (b, a)):
+                oxygen, carbon = proposal.atom(o), proposal.atom(c)
+                if oxygen.GetSymbol() != "O" or not oxygen.GetTotalNumHs() or carbon.GetSymbol() != "C" \
+                        or not proposal.leaving(c):
+                    continue
+                kind = _o_nucleophile_kind(oxygen)
+                for group in table:
+                    if kind not in group.against:
+                        continue
+                    if group.on_electrophile:
+                        if _matches_at(proposal.reactants[c[0]], group.smarts, c[1]):
+                            return f"an O-alkylation whose electrophile carries {group.reason}"
+                    elif any(match[0] != o[1] for match in
+                             proposal.reactants[o[0]].GetSubstructMatches(_pattern(group.smarts))):
+                        return f"an O-alkylation whose nucleophile carries {group.reason}"
+        return None
+
+    return check
+
+
 def _reactant_carbon_problem(proposal: Proposal, lowered: str) -> str | None:
     """Substitutions that exist on one kind of carbon only: a diazonium replacement (Sandmeyer, Balz-Schiemann)
     of an aryl amine, an alcohol-to-alkyl-halide swap at an sp3 carbon (a phenol is no alcohol), an SN2
@@ -776,6 +866,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_always, _on_proposal_and_name(_reactant_carbon_problem)),
     Rule(lambda step: step.lowered.startswith(_ALKYLATIONS) or "methylation" in step.lowered,
          _on_proposal(_weak_n_alkylation_problem)),
+    *(Rule(_prefixed(prefixes), _tolerance_problem(table)) for prefixes, table in TOLERANCE.items()),
     Rule(_named("ortho metalation"), _ortho_metalation_problem),
     Rule(_named(*_PD_COUPLINGS), _on_proposal(_pd_leaving_problem)),
     Rule(_named("buchwald", "ullmann", "goldberg", "chan-lam", "chan lam"), _on_proposal(_competing_amine_problem)),

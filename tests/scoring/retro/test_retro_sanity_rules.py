@@ -96,3 +96,56 @@ def test_isolable_compounds_keep_their_acids():
                    "OC(=O)c1ccccc1O", "OC(=O)CCC(=O)c1ccccc1", "COC(=O)C1=C(O)c2ccccc2S(=O)(=O)N1C"):
         assert isolable_problem(Chem.MolFromSmiles(smiles)) is None, smiles
     assert "beta-keto acid" in (isolable_problem(Chem.MolFromSmiles("CC(=O)CC(=O)O")) or "")
+
+
+@pytest.mark.parametrize("drug, product, reactants, group", [
+    ("naproxen", "COc1ccc2cc([C@H](C)C(=O)O)ccc2c1", "CCl.C[C@H](C(=O)O)c1ccc2cc(O)ccc2c1", "carboxylic acid"),
+    ("indomethacin", "COc1ccc2c(c1)c(CC(=O)O)c(C)n2C(=O)c1ccc(Cl)cc1",
+     "CCl.Cc1c(CC(=O)O)c2cc(O)ccc2n1C(=O)c1ccc(Cl)cc1", "carboxylic acid"),
+    ("febuxostat", "Cc1nc(-c2ccc(OCC(C)C)c(C#N)c2)sc1C(=O)O", "CC(C)CCl.Cc1nc(-c2ccc(O)c(C#N)c2)sc1C(=O)O",
+     "carboxylic acid"),
+    ("pioglitazone", "CCc1ccc(CCOc2ccc(CC3SC(=O)NC3=O)cc2)nc1",
+     "CCc1ccc(CCCl)nc1.O=C1NC(=O)C(Cc2ccc(O)cc2)S1", "imide N-H"),
+    ("sildenafil", "CCCc1nn(C)c2c(=O)[nH]c(-c3cc(S(=O)(=O)N4CCN(C)CC4)ccc3OCC)nc12",
+     "CCCc1nn(C)c2c(=O)[nH]c(-c3cc(S(=O)(=O)N4CCN(C)CC4)ccc3O)nc12.CCCl", "pyrimidinone"),
+    ("gemfibrozil", "Cc1ccc(C)c(OCCCC(C)(C)C(=O)O)c1", "CC(C)(CCCCl)C(=O)O.Cc1ccc(C)c(O)c1", "lactone"),
+    ("a phenol beside an aliphatic alcohol", "COCCc1ccc(O)cc1", "CCl.OCCc1ccc(O)cc1", "a phenol"),
+])
+def test_a_williamson_ether_beside_a_more_acidic_x_h_is_refused(drug: str, product: str, reactants: str,
+                                                                group: str):
+    """The base deprotonates the more acidic X-H first, and that one is alkylated (or, on the electrophile,
+    closes a lactone): the routes read as wrong for these drugs are refused, naming the group."""
+    problem = verdict(WILLIAMSON, product, reactants)
+    assert problem is not None and "O-alkylation" in problem and group in problem, (drug, problem)
+
+
+@pytest.mark.parametrize("what, product, reactants", [
+    ("a phenol and an alkyl chloride, an ester beside it", "CCOc1ccc(C(=O)OC)cc1", "CCCl.COC(=O)c1ccc(O)cc1"),
+    ("guaifenesin: a phenol and a chlorodiol (the alcohols are less acidic)", "COc1ccccc1OCC(O)CO",
+     "COc1ccccc1O.OCC(O)CCl"),
+    ("a phenoxyacetic acid from chloroacetic acid (no lactone can close)", "O=C(O)COc1ccc(Cl)cc1",
+     "O=C(O)CCl.Oc1ccc(Cl)cc1"),
+    ("an aliphatic alcohol with an amide N-H beside it", "COCCNC(C)=O", "CCl.CC(=O)NCCO"),
+])
+def test_a_plain_williamson_ether_still_passes(what: str, product: str, reactants: str):
+    assert verdict(WILLIAMSON, product, reactants) is None, what
+
+
+def test_the_dimethyl_sulfate_o_methylation_shares_the_table():
+    """O-methylation with dimethyl sulfate reads the same table: 4-hydroxyphenylacetic acid's phenol beside
+    its acid is refused, the methyl ester's phenol passes (hand-mapped: rxn-insight's own DMS template does
+    not run under rdchiral)."""
+    from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+
+    dms = "[OH:1].[CH3:20]OS(=O)(=O)OC>>[CH3:20][O:1]"
+    product = "[CH3:20][O:1][c:2]1[cH:3][cH:4][c:5]([CH2:6][C:7](=[O:8]){o})[cH:10][cH:11]1"
+    reactants = "[OH:1][c:2]1[cH:3][cH:4][c:5]([CH2:6][C:7](=[O:8]){o})[cH:10][cH:11]1.CO[S](=O)(=O)O[CH3:20]"
+
+    def problem(o: str) -> str | None:
+        proposal = Proposal.from_smiles(product.format(o=o), reactants.format(o=o))
+        return reaction_problem("Methylation of OH with DMS", "Heteroatom Alkylation and Arylation", False, dms,
+                                proposal)
+
+    refused = problem("[OH:9]")
+    assert refused is not None and "carboxylic acid" in refused
+    assert problem("[O:9][CH3:12]") is None

@@ -42,8 +42,8 @@ Building blocks must be ordinary molecules: parsed and sanitised by RDKit, withi
 (H B C N O F Si P S Cl Br I), every atom at a normal valence (no hypervalent Se, no 5-valent N), no radicals,
 isotopes, query atoms or bonds, no charges beyond nitro groups, N-oxides and ammonium salts, no gem-diols,
 open-chain hemiaminals or alpha-halo alcohols, no carbamic acids or carbonic half-esters, no acyl halide with an
-O-H or amine N-H of its own, no beta-keto acids (they decarboxylate), and (from 16 heavy atoms, above commodity reagents such as DCC)
-no cyanate ester, carbodiimide, acyl azide, dialkyl peroxide, nor an amine beside an alkyl halide or sulfonate.
+O-H or amine N-H of its own, no beta-keto acids (they decarboxylate), and (from 16 heavy atoms, above commodity
+reagents such as DCC) no cyanate ester, carbodiimide, acyl azide, dialkyl peroxide, nor an amine beside an alkyl halide or sulfonate.
 The rules were written against the validation sets in ``benchmarks/retro_validation/``; routes they do not
 foresee (regio- and chemoselectivity beyond these cases) still need a chemist's reading.
 """
@@ -567,12 +567,12 @@ def _o_nucleophile_kind(atom: Chem.Atom) -> str:
     return "phenol"
 
 
-def _tolerance_problem(table: tuple[Intolerance, ...]) -> Callable[["Step"], str | None]:
+def _tolerance_problem(table: tuple[Intolerance, ...]) -> Callable[[Step], str | None]:
     """The check of one ``TOLERANCE`` row: at each new O-C bond from an O-H to a carbon that loses a leaving
     group, the O-H's molecule carries no group of ``table`` (other than that O-H) that outcompetes it, and
     the attacked carbon's molecule none of the ``on_electrophile`` kind at that carbon."""
 
-    def check(step: "Step") -> str | None:
+    def check(step: Step) -> str | None:
         proposal = step.proposal
         for a, b in proposal.formed_bonds:
             for o, c in ((a, b), (b, a)):

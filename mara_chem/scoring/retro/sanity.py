@@ -35,8 +35,8 @@ molecule (the reaction centre):
 - the reactants supply at least half of the product's atoms (a template with an atom-map number 0 does not);
 - protodeboronation, dehalogenation and deselenization are side reactions, not steps a chemist plans;
 - every reactant, building block or intermediate, is an isolable compound (``isolable_problem``: no carbamic
-  acid or carbonic half-ester, no acyl halide with its own O-H or amine N-H, no beta-keto acid, no gem-diol
-  or open-chain hemiaminal): a route that makes one and uses it at once is no route.
+  acid, carbonic half-ester or chloroformic acid, no acyl halide with its own O-H or amine N-H, no beta-keto
+  acid, no acylboronic acid, no gem-diol or open-chain hemiaminal): a route that makes one and uses it at once is no route.
 
 Building blocks must be ordinary molecules: parsed and sanitised by RDKit, within the stock's element set
 (H B C N O F Si P S Cl Br I), every atom at a normal valence (no hypervalent Se, no 5-valent N), no radicals,
@@ -83,8 +83,12 @@ _UNSTABLE_MIN_ATOMS = 16
 #: own imide carbonyls)
 _CARBONYL_OR_NITRILE = "[$([#6X3]=O),$(C#N)]"  # aromatic c=O too (a xanthine, a pyridone)
 #: a carbamic acid or carbonic half-ester: it loses CO2 (carisoprodol's carbamate "alkylated" from carbamic acid,
-#: torsemide's sulfonylurea and albendazole's carbamate "coupled" from one)
-_CARBAMIC_ACID = "[OX2H1][CX3](=O)[#7,#8]"
+#: torsemide's sulfonylurea and albendazole's carbamate "coupled" from one), or chloroformic acid, which loses
+#: CO2 and HCl (felbamate's chloroformate "etherified" from it)
+_CARBAMIC_ACID = "[OX2H1][CX3](=O)[#7,#8,Cl,Br,I]"
+#: an acylboron: known only as its trifluoroborate or MIDA ester, never free (meloxicam's acylboronic acid,
+#: piroxicam's carbamoyl- and carboxyboronic acids "oxidised" to the acid or the enol)
+_ACYL_BORON = "[CX3](=O)[BX3]"
 #: an acyl halide and, in the same molecule, an O-H or an amine N-H it acylates (a hydroxy or amino acid chloride
 #: is no reagent: bicalutamide's, entacapone's, piroxicam's enol); a sulfonamide N-H is left alone (indapamide's
 #: 4-chloro-3-sulfamoylbenzoyl chloride is made and used as such)
@@ -183,11 +187,13 @@ def isolable_problem(mol: Chem.Mol) -> str | None:
     if mol.HasSubstructMatch(_pattern(_GEMINAL_OH_X)):
         return "an open-chain hemiaminal or alpha-halo alcohol (it falls apart to its carbonyl)"
     if mol.HasSubstructMatch(_pattern(_CARBAMIC_ACID)):
-        return "a carbamic acid or carbonic half-ester (it loses CO2)"
+        return "a carbamic acid, carbonic half-ester or chloroformic acid (it loses CO2)"
     if mol.HasSubstructMatch(_pattern(_ACYL_HALIDE)) and mol.HasSubstructMatch(_pattern(_ACYLATED_BY_IT)):
         return "an acyl halide beside an O-H or amine N-H of its own (it acylates itself)"
     if any(mol.HasSubstructMatch(_pattern(smarts)) for smarts in _BETA_KETO_ACID):
         return "a beta-keto acid (it decarboxylates)"
+    if mol.HasSubstructMatch(_pattern(_ACYL_BORON)):
+        return "an acylboronic acid or ester (not isolable: it is made and kept as a trifluoroborate or MIDA ester)"
     return None
 
 

@@ -149,3 +149,16 @@ def test_the_dimethyl_sulfate_o_methylation_shares_the_table():
     refused = problem("[OH:9]")
     assert refused is not None and "carboxylic acid" in refused
     assert problem("[O:9][CH3:12]") is None
+
+
+def test_chloroformic_and_acylboronic_acids_are_no_reactants():
+    """Felbamate's chloroformate 'etherified' from chloroformic acid (it falls to CO2 and HCl) and meloxicam's
+    acid 'oxidised' from an acylboronic acid (known only as a trifluoroborate or MIDA ester) are refused; the
+    oxidation of an aryl boronic acid to its phenol passes."""
+    felbamate = verdict(WILLIAMSON, "NC(=O)OCC(COC(=O)Cl)c1ccccc1", "NC(=O)OCC(CCl)c1ccccc1.O=C(O)Cl")
+    assert felbamate is not None and "chloroformic acid" in felbamate
+    oxidation = "Oxidation of boronic acids"
+    meloxicam = verdict(oxidation, "CN1C(C(=O)O)=C(B(O)O)c2ccccc2S1(=O)=O",
+                        "CN1C(C(=O)B(O)O)=C(B(O)O)c2ccccc2S1(=O)=O")
+    assert meloxicam is not None and "acylboronic" in meloxicam
+    assert verdict(oxidation, "CC(=O)c1ccc(O)cc1", "CC(=O)c1ccc(B(O)O)cc1") is None

@@ -40,11 +40,16 @@ def to_mol(smiles: str) -> Chem.Mol | None:
 
 
 def canonicalize(smiles: str, isomeric: bool = True) -> str | None:
-    """RDKit canonical SMILES, or None for an invalid or empty molecule."""
+    """RDKit canonical SMILES, or None for an invalid or empty molecule.
+
+    A molecule whose canonical SMILES RDKit cannot read back (a few sampled fused aromatic systems kekulise
+    on input but not from their own canonical form) is invalid too: every oracle, fingerprint and scaffold
+    downstream parses the canonical form, and would otherwise pay a call for a molecule it cannot read."""
     mol = to_mol(smiles)
     if mol is None or mol.GetNumAtoms() == 0:
         return None
-    return Chem.MolToSmiles(mol, isomericSmiles=isomeric)
+    canonical = Chem.MolToSmiles(mol, isomericSmiles=isomeric)
+    return canonical if canonical == smiles or to_mol(canonical) is not None else None
 
 
 def randomize(smiles: str, seed: int | None = None) -> str | None:

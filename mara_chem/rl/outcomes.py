@@ -77,6 +77,9 @@ class LeaderClusters:
             return self._of[smiles]
         fp = morgan_fingerprint(smiles, 2, 2048)
         leader = smiles
+        if fp is None:  # unreadable: its own outcome, never a leader (RDKit crashes on a None in its list)
+            self._of[smiles] = smiles
+            return smiles
         if self._fps:
             sims = DataStructs.BulkTanimotoSimilarity(fp, self._fps)
             best = max(range(len(sims)), key=sims.__getitem__)

@@ -80,6 +80,18 @@ def test_huge_chain_is_rejected_without_crashing() -> None:
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
+#: sampled by the ZINC prior on amlodipine_mpo: RDKit reads this spelling, but not its own canonical SMILES of it
+#: ("Can't kekulize mol"), so every oracle and fingerprint downstream would fail on the canonical form
+READ_BUT_NOT_READ_BACK = "COC(=O)C1=c2ccn(C(=O)COc3ccccc3Cl)=C2[C@@H](c2ccccc2Cl)C=C1C(=O)OCCOC"
+
+
+def test_a_molecule_whose_canonical_smiles_rdkit_cannot_read_back_is_invalid() -> None:
+    assert to_mol(READ_BUT_NOT_READ_BACK) is not None
+    assert canonicalize(READ_BUT_NOT_READ_BACK) is None
+    assert canonicalize(READ_BUT_NOT_READ_BACK, isomeric=False) is None
+    assert canonicalize("C1=CC=CC=C1O") == "Oc1ccccc1" == canonicalize("Oc1ccccc1")
+
+
 def test_guard_leaves_ordinary_large_molecules_alone() -> None:
     cyclosporin = ("CC[C@H]1C(=O)N(CC(=O)N([C@H](C(=O)N[C@H](C(=O)N([C@H](C(=O)N[C@H](C(=O)N[C@@H](C(=O)N([C@H]"
                    "(C(=O)N([C@H](C(=O)N([C@H](C(=O)N([C@H](C(=O)N1)[C@@H]([C@H](C)C/C=C/C)O)C)C(C)C)C)CC(C)C)C)"

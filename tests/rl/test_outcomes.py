@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 import torch
 
 from mara_chem.rl.outcomes import OutcomeTracker, outcome_ids
 from mara_chem.rl.strategies import build_strategy
+from tests.paths import REPO
 
 TOLUENE, PHENOL, ANILINE = "Cc1ccccc1", "Oc1ccccc1", "Nc1ccccc1"
 CYCLOHEXANOL, ETHANOL, PROPANOL = "OC1CCCCC1", "CCO", "CCCO"
@@ -36,6 +40,19 @@ def test_leader_clusters_use_the_stated_similarity_and_persist_across_steps() ->
     again = OutcomeTracker(outcome="cluster", cluster_similarity=0.05)
     again.load_state_dict(state)
     assert again.key(ANILINE) == loose.key(ANILINE) == TOLUENE
+
+
+def test_an_unreadable_smiles_is_its_own_cluster_and_never_a_leader() -> None:
+    """RDKit's bulk similarity crashes the process on a missing fingerprint: run in a child, so a regression
+    fails this test instead of killing the suite."""
+    code = ("from mara_chem.rl.outcomes import OutcomeTracker\n"
+            "t = OutcomeTracker(outcome='cluster', cluster_similarity=0.05)\n"
+            "assert t.key('C1CC') == 'C1CC' and t.clusters.leaders == []\n"
+            "assert t.key('Cc1ccccc1') == 'Cc1ccccc1' and t.key('Oc1ccccc1') == 'Cc1ccccc1'\n"
+            "assert t.step(['C1CC', 'Oc1ccccc1', 'C1CC'])[0].tolist() == [0, 1, 0]\n"
+            "print('ok')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
 
 
 def test_window_frequencies_pool_the_last_steps() -> None:

@@ -26,8 +26,8 @@ from typing import Literal
 import torch
 from pydantic import Field, model_validator
 
-from mara_chem.rl.strategies.base import LearningStrategy, StrategyBatch, StrategyParams
-from mara_chem.rl.strategies.policy_gradient import batch_forward_kl_loss
+from mara_chem.rl.strategies.base import StrategyBatch, StrategyParams
+from mara_chem.rl.strategies.policy_gradient import KLByBeta, batch_forward_kl_loss
 
 
 def dmpo_targets(rewards: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
@@ -59,21 +59,12 @@ class DMPOParams(StrategyParams):
         return self
 
 
-class DMPO(LearningStrategy):
+class DMPO(KLByBeta):
     """Forward KL from the group's reward-proportional target to the policy restricted to the group."""
 
     name = "dmpo"
     Params = DMPOParams
     params: DMPOParams
-
-    @property
-    def beta(self) -> float:
-        """β of the optional forward-KL term."""
-        return self.params.beta
-
-    @property
-    def needs_prior_samples(self) -> bool:
-        return self.params.kl == "forward"
 
     def _loss(self, batch: StrategyBatch, rewards: torch.Tensor, info: dict[str, float]):
         p, on_policy = self.params, batch.on_policy

@@ -99,10 +99,8 @@ class PolicyGradientParams(MaraOptions, IpsOptions, StrategyParams):
         return data
 
 
-class PolicyGradient(LearningStrategy):
-    """Score-function estimator; subclasses choose the advantage."""
-
-    params: PolicyGradientParams
+class KLByBeta(LearningStrategy):
+    """A strategy whose params carry ``kl`` and its coefficient ``beta`` directly (β, not REINVENT's σ)."""
 
     @property
     def beta(self) -> float:
@@ -113,6 +111,12 @@ class PolicyGradient(LearningStrategy):
     def needs_prior_samples(self) -> bool:
         """``kl = "forward"`` is maximum likelihood on prior samples."""
         return self.params.kl == "forward"
+
+
+class PolicyGradient(KLByBeta):
+    """Score-function estimator; subclasses choose the advantage."""
+
+    params: PolicyGradientParams
 
     @abstractmethod
     def _advantages(self, rewards: torch.Tensor) -> torch.Tensor:

@@ -162,3 +162,25 @@ def test_chloroformic_and_acylboronic_acids_are_no_reactants():
                         "CN1C(C(=O)B(O)O)=C(B(O)O)c2ccccc2S1(=O)=O")
     assert meloxicam is not None and "acylboronic" in meloxicam
     assert verdict(oxidation, "CC(=O)c1ccc(O)cc1", "CC(=O)c1ccc(B(O)O)cc1") is None
+
+
+def test_a_haloform_oxidation_beside_a_boronic_acid_is_refused():
+    """Indomethacin's, febuxostat's and teriflunomide's rerouted methyl ketones 'oxidised' to the acid beside a
+    boronic acid: the hypohalite oxidises C-B first. The bromo ketone passes."""
+    name = "Oxidation of ketone to carboxylic acid"
+    refused = verdict(name, "OB(O)c1ccc(C(=O)O)cc1", "CC(=O)c1ccc(B(O)O)cc1")
+    assert refused is not None and "haloform" in refused and "boronic" in refused
+    assert verdict(name, "O=C(O)c1ccc(Br)cc1", "CC(=O)c1ccc(Br)cc1") is None
+
+
+def test_a_chan_lam_etherification_beside_a_free_acid_is_refused():
+    """Indomethacin's and febuxostat's aryl boronic acids 'etherified' with an alcohol beside their free acid, and
+    a phenol carrying one: the carboxylic acid is O-arylated instead. The acetyl boronic acid with methanol
+    passes, and an N-arylation beside an acid is left alone (the amine takes the copper first)."""
+    refused = verdict("Chan-Lam alcohol", "COc1ccc(CC(=O)O)cc1", "CO.OB(O)c1ccc(CC(=O)O)cc1")
+    assert refused is not None and "Chan-Lam" in refused and "carboxylic acid" in refused
+    phenol = verdict("Chan-Lam etherification", "O=C(O)c1ccc(Oc2ccccc2)cc1", "O=C(O)c1ccc(O)cc1.OB(O)c1ccccc1")
+    assert phenol is not None and "nucleophile carries a free carboxylic acid" in phenol
+    assert verdict("Chan-Lam alcohol", "COc1ccc(C(C)=O)cc1", "CO.CC(=O)c1ccc(B(O)O)cc1") is None
+    assert verdict("Chan-Lam amine", "O=C(O)Cc1ccc(Nc2ccccc2)cc1", "Nc1ccc(CC(=O)O)cc1.OB(O)c1ccccc1") is None
+

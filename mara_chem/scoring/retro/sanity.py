@@ -30,7 +30,10 @@ molecule (the reaction centre):
   **Chan-Lam O-arylations** no free carboxylic acid in either partner (``TOLERANCE``, a table per reaction class);
   **alkylations of weak N nucleophiles** (amide, sulfonamide, aryl amine, azole N-H) no more nucleophilic amine
   or more acidic X-H in the same molecule; **SN2 and Mitsunobu** steps no claimed stereocentre at the carbon
-  they attack (the template copies the product's configuration), no CF3/CF2 halide as electrophile;
+  they attack (the template copies the product's configuration), no CF3/CF2 halide as electrophile; **SN2
+  alkylations** no tertiary carbon (one beside a carbonyl or nitrile, or carrying two aryls, substitutes and
+  passes) and no neopentyl carbon, and no carbamate, urea or amide N-H alkylated by a secondary halide (it
+  eliminates);
   **diazonium swaps** an aryl amine, **alcohol-to-alkyl-halide swaps** an sp3 carbon; **Grignard and
   organolithium** reagents no carbonyl or nitrile of their own;
 - the reactants supply at least half of the product's atoms (a template with an atom-map number 0 does not);
@@ -515,6 +518,63 @@ def _weak_n_alkylation_problem(proposal: Proposal) -> str | None:
     return None
 
 
+#: SN2 alkylations (lowered name prefixes): a nucleophile displaces a halide or sulfonate from an sp3 carbon
+#: by backside attack. A Friedel-Crafts alkylation goes through a cation, and a template named SN1 is none.
+_SN2_ALKYLATIONS = ("alkylation of amines", "n-alkylation", "s-alkylation", "williamson", "thioether nucl sub")
+#: a carbamate, urea or amide N-H (an imide's or a sulfonyl amide's is more acidic, and its anion softer)
+_ACYL_NH = "[NX3;!H0;!$(N(C=O)[CX3]=O);!$(NS(=O)=O)][CX3](=[OX1])[#6,#7,#8]"
+
+
+def _sn2_ends(proposal: Proposal) -> Iterator[tuple[tuple[int, int], tuple[int, int]]]:
+    """Each new bond between two reactants from a nucleophile to an sp3 carbon that loses a halide or sulfonate
+    there: (nucleophile end, carbon end). A ring the step closes on one molecule is left out."""
+    for a, b in proposal.formed_bonds:
+        for n, c in ((a, b), (b, a)):
+            if n[0] != c[0] and _sp3(proposal.atom(c)) and _halide_or_sulfonate(proposal, c):
+                yield n, c
+
+
+def _kept_carbons(proposal: Proposal, end: tuple[int, int]) -> list[Chem.Atom]:
+    """The carbon neighbours of a reactant atom that stay with it in the product."""
+    return [nb for nb in proposal.atom(end).GetNeighbors() if nb.GetSymbol() == "C" and proposal.in_product(end[0], nb)]
+
+
+def _hindered_sn2_problem(proposal: Proposal) -> str | None:
+    """An SN2 step at a carbon a nucleophile cannot reach from the back: a tertiary carbon (tert-butyl chloride
+    "etherifying" a carbamic acid for sulfamethoxazole, thalidomide, lenalidomide), or a CH2 beside a quaternary
+    carbon (neopentyl). Left alone: a tertiary carbon beside a carbonyl or nitrile (phenoxides displace
+    2-bromoisobutyrates: the fibrates' ethers are made so), and one carrying two or three aryl groups, which
+    ionises to its stabilised cation and substitutes by SN1 (trityl chloride N-tritylates imidazole for
+    clotrimazole and protects alcohols)."""
+    for _, c in _sn2_ends(proposal):
+        carbons = _kept_carbons(proposal, c)
+        if len(carbons) >= 3:
+            activated = any(_carbonyl(nb) or any(b.GetBondType() == Chem.BondType.TRIPLE for b in nb.GetBonds())
+                            for nb in carbons)
+            if activated or sum(nb.GetIsAromatic() for nb in carbons) >= 2:
+                continue
+            return ("an SN2 alkylation at a tertiary carbon (no backside attack: the base eliminates to the alkene; "
+                    "a tertiary ether or amine is made through the cation)")
+        if len(carbons) == 1 and _sp3(carbons[0]) \
+                and sum(nb.GetSymbol() == "C" for nb in carbons[0].GetNeighbors()) == 4:
+            return ("an SN2 alkylation at a neopentyl carbon (the quaternary carbon beside it blocks backside attack: "
+                    "some 10^5 times slower than at an ethyl carbon)")
+    return None
+
+
+def _acyl_n_secondary_problem(proposal: Proposal) -> str | None:
+    """An N-alkylation of a carbamate, urea or amide N-H by a secondary alkyl halide or sulfonate: that N-H
+    (pKa 17-25) needs a strong base, and a secondary electrophile then eliminates (carisoprodol's carbamate
+    "isopropylated" with 2-chloropropane; glibenclamide's urea with a cyclohexyl mesylate). A primary
+    electrophile, and an amine nitrogen, are left to the other rules."""
+    for n, c in _sn2_ends(proposal):
+        if proposal.atom(n).GetSymbol() == "N" and len(_kept_carbons(proposal, c)) == 2 \
+                and _matches_at(proposal.reactants[n[0]], _ACYL_NH, n[1]):
+            return ("an N-alkylation of a carbamate, urea or amide N-H by a secondary alkyl halide or sulfonate "
+                    "(a weak nucleophile under a strong base: the electrophile eliminates)")
+    return None
+
+
 @dataclass(frozen=True)
 class Site:
     """Where a tolerance table reads one step: ``substrate`` is the reacting atom whose molecule must tolerate
@@ -947,6 +1007,9 @@ RULES: tuple[Rule, ...] = (
     Rule(lambda step: step.lowered in _CARBOXYLIC_ESTERIFICATIONS, _on_proposal(_ester_problem)),
     Rule(_named("friedel-crafts acylation"), _on_proposal(_acylation_problem)),
     Rule(_prefixed(_ALKYLATIONS), _on_proposal(_alkylation_problem)),
+    Rule(lambda step: step.lowered.startswith(_SN2_ALKYLATIONS) and "sn1" not in step.lowered,  # SN1 is no SN2
+         _on_proposal(_hindered_sn2_problem)),
+    Rule(_prefixed(_SN2_ALKYLATIONS), _on_proposal(_acyl_n_secondary_problem)),
     Rule(lambda step: "michael" in step.lowered and "aromatic" not in step.lowered, _on_proposal(_michael_problem)),
     Rule(_named("aldehyde"), _on_proposal(_aldehyde_problem)),
     Rule(_always, _on_proposal(_halogenation_problem)),

@@ -15,7 +15,10 @@ molecule (the reaction centre):
   triflate at the two ends of the new bond (no "Suzuki onto a carbinol or a phenol carbon"); Negishi and
   Kumada the organometal and the halide; Heck, Sonogashira, Buchwald-Hartwig, Ullmann an aryl/vinyl halide or
   triflate at the bond; Chan-Lam an aryl boron; Pd couplings no allylic or benzylic leaving group elsewhere;
-  N-arylations no competing free aliphatic amine; organometals no acidic O-H or N-H;
+  N-arylations no competing free aliphatic amine; organometals no acidic O-H or N-H; Suzuki and Chan-Lam
+  couplings no boronic acid or ester on a carbon beside a pyridine-type ring N (2-pyridyl: it protodeboronates;
+  a MIDA ester or trifluoroborate passes); **Minisci** C-H alkylations only at a heteroarene's one open
+  C2/C4-type site (symmetry-equivalent sites counted once; more give a mixture);
 - **Friedel-Crafts acylations** a carboxylic acyl donor, **alkylations** an sp3 carbon losing its leaving
   group, **Michael additions** an alkene with an acceptor group, **aldehyde** templates an aldehyde (not formic
   acid), **aldehyde/ketone** templates no acid-derivative carbonyl, **reductive aminations** an amine and a
@@ -575,6 +578,73 @@ def _acyl_n_secondary_problem(proposal: Proposal) -> str | None:
     return None
 
 
+def _azine_open_sites(mol: Chem.Mol) -> set[int]:
+    """Aromatic C-H carbons alpha or gamma to a pyridine-type N of a six-membered aromatic ring: the sites a
+    nucleophilic radical attacks on the protonated azine (Minisci)."""
+    sites = set()
+    for ring in mol.GetRingInfo().AtomRings():
+        if len(ring) != 6 or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
+            continue
+        for k, idx in enumerate(ring):
+            nitrogen = mol.GetAtomWithIdx(idx)
+            if nitrogen.GetSymbol() != "N" or nitrogen.GetTotalNumHs() or nitrogen.GetDegree() != 2:
+                continue
+            for offset in (1, 3, 5):
+                carbon = mol.GetAtomWithIdx(ring[(k + offset) % 6])
+                if carbon.GetSymbol() == "C" and carbon.GetTotalNumHs():
+                    sites.add(carbon.GetIdx())
+    return sites
+
+
+def _minisci_problem(proposal: Proposal) -> str | None:
+    """A Minisci C-H alkylation at its new bond: the heteroarene's C-H there must be its only open C2/C4-type
+    site (alpha or gamma to a ring N), counting symmetry-equivalent sites once; with two or more the radical
+    takes each and the product is a mixture (pioglitazone's 3-ethylpyridine, C2/C4/C6; nevirapine's two
+    pyridines). A site fixed by a leaving group (a halide substitution) is not read."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if atom.GetSymbol() != "C" or not atom.GetIsAromatic() or proposal.leaving(c):
+                continue
+            mol = proposal.unmapped()[c[0]]
+            sites = _azine_open_sites(mol)
+            if c[1] not in sites:
+                continue
+            ranks = Chem.CanonicalRankAtoms(mol, breakTies=False)
+            if len({ranks[i] for i in sites}) > 1:
+                return ("a Minisci alkylation of a heteroarene with more than one open C2/C4 site (alpha or gamma "
+                        "to a ring N: the radical attacks each, a mixture of regioisomers)")
+    return None
+
+
+def _slow_release_boron(boron: Chem.Atom) -> bool:
+    """A MIDA boronate (boron bound to the ligand's N) or a trifluoroborate: the boronic acid is set free slowly."""
+    return any(nb.GetSymbol() == "N" for nb in boron.GetNeighbors()) or \
+        sum(nb.GetSymbol() == "F" for nb in boron.GetNeighbors()) >= 3
+
+
+def _azinyl_boron_problem(proposal: Proposal) -> str | None:
+    """A Suzuki or Chan-Lam coupling whose boron, at the bond formed, sits on a ring carbon beside a pyridine-
+    type N of a six-membered aromatic ring (2-pyridyl, 2-pyrimidinyl, lamotrigine's triazinyl): those boronic
+    acids and esters protodeboronate faster than they transmetalate. MIDA boronates and trifluoroborates
+    (slow release) are accepted; five-membered 2-azolyl borons are not read here."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            borons = [nb for nb in proposal.leaving(c) if nb.GetSymbol() == "B"]
+            if not borons or not atom.GetIsAromatic() or any(_slow_release_boron(x) for x in borons):
+                continue
+            mol = proposal.reactants[c[0]]
+            for ring in mol.GetRingInfo().AtomRings():
+                if len(ring) != 6 or c[1] not in ring or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
+                    continue
+                if any(nb.GetIdx() in ring and nb.GetSymbol() == "N" and not nb.GetTotalNumHs()
+                       and nb.GetDegree() == 2 for nb in atom.GetNeighbors()):
+                    return ("a coupling of a 2-pyridyl-type boronic acid or ester (boron beside a ring N: it "
+                            "protodeboronates before it couples; use its MIDA ester or trifluoroborate)")
+    return None
+
+
 @dataclass(frozen=True)
 class Site:
     """Where a tolerance table reads one step: ``substrate`` is the reacting atom whose molecule must tolerate
@@ -1023,11 +1093,13 @@ RULES: tuple[Rule, ...] = (
     Rule(lambda step: step.lowered.startswith(_ALKYLATIONS) or "methylation" in step.lowered,
          _on_proposal(_weak_n_alkylation_problem)),
     *(Rule(_prefixed(prefixes), _tolerance_problem(table)) for prefixes, table in TOLERANCE.items()),
+    Rule(_named("minisci"), _on_proposal(_minisci_problem)),
     Rule(_named("ortho metalation"), _ortho_metalation_problem),
     Rule(_named(*_PD_COUPLINGS), _on_proposal(_pd_leaving_problem)),
     Rule(_named("buchwald", "ullmann", "goldberg", "chan-lam", "chan lam"), _on_proposal(_competing_amine_problem)),
     Rule(_named("nitrile"), _cyanate_problem),
     Rule(_named(*_ARYL_COUPLING_WORDS), lambda step: _coupling_problem(step.lowered, step.proposal)),
+    Rule(_named("suzuki", "chan-lam", "chan lam"), _on_proposal(_azinyl_boron_problem)),
     Rule(_always, _unisolable_reactant),  # last: a misfit at the reaction centre is the more telling reason
 )
 

@@ -221,3 +221,31 @@ def test_a_chan_lam_etherification_beside_a_free_acid_is_refused():
     assert verdict("Chan-Lam alcohol", "COc1ccc(C(C)=O)cc1", "CO.CC(=O)c1ccc(B(O)O)cc1") is None
     assert verdict("Chan-Lam amine", "O=C(O)Cc1ccc(Nc2ccccc2)cc1", "Nc1ccc(CC(=O)O)cc1.OB(O)c1ccccc1") is None
 
+
+def test_a_minisci_alkylation_with_several_open_sites_is_refused():
+    """Pioglitazone's 3-ethylpyridine alkylated at C6 (C2, C4 and C6 are open: a mixture) is refused; lepidine's
+    one open site (C2) and 4-picoline's two equivalent ones pass."""
+    name = "Minisci (ortho)"
+    refused = verdict(name, "CCc1ccc(C(C)C)nc1", "CC(C)C(=O)O.CCc1cccnc1")
+    assert refused is not None and "Minisci" in refused and "open C2/C4" in refused
+    assert verdict(name, "Cc1cc(C(C)C)nc2ccccc12", "CC(C)C(=O)O.Cc1ccnc2ccccc12") is None
+    assert verdict(name, "Cc1ccnc(C(C)C)c1", "CC(C)C(=O)O.Cc1ccncc1") is None
+
+
+def test_a_suzuki_coupling_of_a_2_pyridylboronic_acid_is_refused():
+    """2-Phenylpyridine from 2-pyridylboronic acid (it protodeboronates) is refused; from 2-bromopyridine and
+    phenylboronic acid, and 3-phenylpyridine from 3-pyridylboronic acid, it passes; a 2-pyridyl trifluoroborate
+    (slow release, hand-mapped: no template of the set takes one) passes too."""
+    from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+
+    name = "Suzuki coupling with boronic acids"
+    refused = verdict(name, "c1ccc(-c2ccccn2)cc1", "OB(O)c1ccccn1.Brc1ccccc1")
+    assert refused is not None and "2-pyridyl" in refused
+    assert verdict(name, "c1ccc(-c2ccccn2)cc1", "Brc1ccccn1.OB(O)c1ccccc1") is None
+    assert verdict(name, "c1ccc(-c2cccnc2)cc1", "OB(O)c1cccnc1.Brc1ccccc1") is None
+    smirks = "[c:1][B-](F)(F)F.[c:2]Br>>[c:1]-[c:2]"
+    proposal = Proposal.from_smiles("[cH:1]1[cH:2][cH:3][cH:4][n:5][c:6]1-[c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1",
+                                    "[cH:1]1[cH:2][cH:3][cH:4][n:5][c:6]1[B-](F)(F)F."
+                                    "Br[c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1")
+    assert reaction_problem("Suzuki coupling with trifluoroborates", "C-C Coupling", False, smirks, proposal) is None
+

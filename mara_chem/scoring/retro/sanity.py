@@ -43,14 +43,16 @@ molecule (the reaction centre):
 - protodeboronation, dehalogenation and deselenization are side reactions, not steps a chemist plans;
 - every reactant, building block or intermediate, is an isolable compound (``isolable_problem``: no carbamic
   acid, carbonic half-ester or chloroformic acid, no acyl halide with its own O-H or amine N-H, no beta-keto
-  acid, no acylboronic acid, no gem-diol or open-chain hemiaminal): a route that makes one and uses it at once is no route.
+  acid but the two sold as such (acetonedicarboxylic and oxaloacetic acid), no acylboronic acid, no gem-diol or
+  open-chain hemiaminal): a route that makes one and uses it at once is no route.
 
 Building blocks must be ordinary molecules: parsed and sanitised by RDKit, within the stock's element set
 (H B C N O F Si P S Cl Br I), every atom at a normal valence (no hypervalent Se, no 5-valent N), no radicals,
 isotopes, query atoms or bonds, no charges beyond nitro groups, N-oxides and ammonium salts, no gem-diols,
 open-chain hemiaminals or alpha-halo alcohols, no carbamic acids or carbonic half-esters, no acyl halide with an
-O-H or amine N-H of its own, no beta-keto acids (they decarboxylate), and (from 16 heavy atoms, above commodity
-reagents such as DCC) no cyanate ester, carbodiimide, acyl azide, dialkyl peroxide, nor an amine beside an alkyl halide or sulfonate.
+O-H or amine N-H of its own, no beta-keto acids (they decarboxylate) but the two sold ones, and (from 16 heavy
+atoms, above commodity reagents such as DCC) no cyanate ester, carbodiimide, acyl azide, dialkyl peroxide, nor an
+amine beside an alkyl halide or sulfonate.
 The rules were written against the validation sets in ``benchmarks/retro_validation/``; routes they do not
 foresee (regio- and chemoselectivity beyond these cases) still need a chemist's reading.
 """
@@ -105,6 +107,12 @@ _ACYLATED_BY_IT = "[$([OX2H1]),$([NX3;H1,H2;+0;!$(N[#6]=[#7,#8,#16]);!$(N[#16,#1
 #: (piroxicam's and meloxicam's benzothiazine acid from saponifying the ester, teriflunomide's
 #: 2-cyano-3-hydroxybutenoic acid); malonic half-esters and aryl or heteroaryl acids (a 4-quinolone's) keep theirs
 _BETA_KETO_ACID = ("[OX2H1][CX3](=O)[CX4][CX3;!$(C-[!#6;!#1])]=O", "[OX2H1][CX3](=O)[C;!a]=[C;!a][OX2H1]")
+#: beta-keto acids sold and kept as such, so isolable whatever the pattern says: acetonedicarboxylic acid
+#: (3-oxoglutaric acid, the Robinson tropinone reagent; made from citric acid and kept cold) and oxaloacetic
+#: acid (a keto diacid, stable as a solid). Every other beta-keto acid, a building block or an intermediate the
+#: search makes, is still refused; a stereo- or map-free canonical SMILES each
+_SOLD_BETA_KETO_ACIDS = frozenset(Chem.MolToSmiles(Chem.MolFromSmiles(s))
+                                  for s in ("OC(=O)CC(=O)CC(=O)O", "OC(=O)CC(=O)C(=O)O"))
 #: a carboxylic acyl donor; a carbonyl with a second heteroatom (a carbonic half-ester, a chloroformate, a
 #: carbamic acid) is none: physostigmine's carbamate was "coupled" from an aryl hydrogen carbonate
 _ACYL_DONOR = "[CX3;!$(C(=O)([!#6;!#1])[!#6;!#1])](=O)[OX2H1,Cl,Br,I,$(O[CX3]=O),$(O[#6])]"
@@ -197,11 +205,20 @@ def isolable_problem(mol: Chem.Mol) -> str | None:
         return "a carbamic acid, carbonic half-ester or chloroformic acid (it loses CO2)"
     if mol.HasSubstructMatch(_pattern(_ACYL_HALIDE)) and mol.HasSubstructMatch(_pattern(_ACYLATED_BY_IT)):
         return "an acyl halide beside an O-H or amine N-H of its own (it acylates itself)"
-    if any(mol.HasSubstructMatch(_pattern(smarts)) for smarts in _BETA_KETO_ACID):
+    if any(mol.HasSubstructMatch(_pattern(smarts)) for smarts in _BETA_KETO_ACID) \
+            and _unmapped_smiles(mol) not in _SOLD_BETA_KETO_ACIDS:
         return "a beta-keto acid (it decarboxylates)"
     if mol.HasSubstructMatch(_pattern(_ACYL_BORON)):
         return "an acylboronic acid or ester (not isolable: it is made and kept as a trifluoroborate or MIDA ester)"
     return None
+
+
+def _unmapped_smiles(mol: Chem.Mol) -> str:
+    """Canonical SMILES without atom maps (a proposal's reactants carry them)."""
+    copy = Chem.Mol(mol)
+    for atom in copy.GetAtoms():
+        atom.SetAtomMapNum(0)
+    return Chem.MolToSmiles(copy)
 
 
 def _rings(mols: Sequence[Chem.Mol]) -> int:

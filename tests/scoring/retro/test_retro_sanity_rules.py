@@ -249,3 +249,18 @@ def test_a_suzuki_coupling_of_a_2_pyridylboronic_acid_is_refused():
                                     "Br[c:7]1[cH:8][cH:9][cH:10][cH:11][cH:12]1")
     assert reaction_problem("Suzuki coupling with trifluoroborates", "C-C Coupling", False, smirks, proposal) is None
 
+
+def test_sold_beta_keto_acids_are_isolable_and_others_are_not():
+    """Acetonedicarboxylic and oxaloacetic acid are sold and kept: building blocks, and reactants of a step
+    (with the proposal's atom maps); acetoacetic acid, benzoylacetic acid and the half-ester the search would
+    make from acetonedicarboxylic acid still decarboxylate."""
+    from mara_chem.scoring.retro.sanity import building_block_problem
+
+    for smiles in ("OC(=O)CC(=O)CC(=O)O", "OC(=O)CC(=O)C(=O)O"):
+        assert building_block_problem(Chem.MolFromSmiles(smiles)) is None, smiles
+    for smiles in ("CC(=O)CC(=O)O", "O=C(O)CC(=O)c1ccccc1", "CCOC(=O)CC(=O)CC(=O)O"):
+        assert "beta-keto acid" in (isolable_problem(Chem.MolFromSmiles(smiles)) or ""), smiles
+    esterification = "Esterification of Carboxylic Acids"
+    assert verdict(esterification, "CCOC(=O)CC(=O)CC(=O)O", "CCO.O=C(O)CC(=O)CC(=O)O") is None
+    half_ester = verdict(esterification, "CCOC(=O)CC(=O)CC(=O)OCC", "CCO.CCOC(=O)CC(=O)CC(=O)O")
+    assert half_ester is not None and "beta-keto acid" in half_ester

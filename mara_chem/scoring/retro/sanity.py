@@ -15,7 +15,10 @@ molecule (the reaction centre):
   triflate at the two ends of the new bond (no "Suzuki onto a carbinol or a phenol carbon"); Negishi and
   Kumada the organometal and the halide; Heck, Sonogashira, Buchwald-Hartwig, Ullmann an aryl/vinyl halide or
   triflate at the bond; Chan-Lam an aryl boron; Pd couplings no allylic or benzylic leaving group elsewhere;
-  N-arylations no competing free aliphatic amine; organometals no acidic O-H or N-H;
+  N-arylations no competing free aliphatic amine; organometals no acidic O-H or N-H; Suzuki and Chan-Lam
+  couplings no boronic acid or ester on a carbon beside a pyridine-type ring N (2-pyridyl: it protodeboronates;
+  a MIDA ester or trifluoroborate passes); **Minisci** C-H alkylations only at a heteroarene's one open
+  C2/C4-type site (symmetry-equivalent sites counted once; more give a mixture);
 - **Friedel-Crafts acylations** a carboxylic acyl donor, **alkylations** an sp3 carbon losing its leaving
   group, **Michael additions** an alkene with an acceptor group, **aldehyde** templates an aldehyde (not formic
   acid), **aldehyde/ketone** templates no acid-derivative carbonyl, **reductive aminations** an amine and a
@@ -26,31 +29,37 @@ molecule (the reaction centre):
 - **Mitsunobu** reactions no other O-H, amine N-H or acidic N-H (sulfonamide, imide, azole) in a partner;
   **O-alkylations** (Williamson, O-methylation) no more acidic X-H beside their O-H (a free acid, a tetrazole,
   an imide, a pyrimidinone N-H; a phenol or sulfonamide beside an aliphatic alcohol) and no electrophile that
-  closes a lactone on itself (``TOLERANCE``, a table per reaction class);
+  closes a lactone on itself; **ketone-to-acid oxidations** (haloform) no boronic acid or ester on the substrate;
+  **Chan-Lam O-arylations** no free carboxylic acid in either partner (``TOLERANCE``, a table per reaction class);
   **alkylations of weak N nucleophiles** (amide, sulfonamide, aryl amine, azole N-H) no more nucleophilic amine
   or more acidic X-H in the same molecule; **SN2 and Mitsunobu** steps no claimed stereocentre at the carbon
-  they attack (the template copies the product's configuration), no CF3/CF2 halide as electrophile;
+  they attack (the template copies the product's configuration), no CF3/CF2 halide as electrophile; **SN2
+  alkylations** no tertiary carbon (one beside a carbonyl or nitrile, or carrying two aryls, substitutes and
+  passes) and no neopentyl carbon, and no carbamate, urea or amide N-H alkylated by a secondary halide (it
+  eliminates);
   **diazonium swaps** an aryl amine, **alcohol-to-alkyl-halide swaps** an sp3 carbon; **Grignard and
   organolithium** reagents no carbonyl or nitrile of their own;
 - the reactants supply at least half of the product's atoms (a template with an atom-map number 0 does not);
 - protodeboronation, dehalogenation and deselenization are side reactions, not steps a chemist plans;
 - every reactant, building block or intermediate, is an isolable compound (``isolable_problem``: no carbamic
   acid, carbonic half-ester or chloroformic acid, no acyl halide with its own O-H or amine N-H, no beta-keto
-  acid, no acylboronic acid, no gem-diol or open-chain hemiaminal): a route that makes one and uses it at once is no route.
+  acid but the two sold as such (acetonedicarboxylic and oxaloacetic acid), no acylboronic acid, no gem-diol or
+  open-chain hemiaminal): a route that makes one and uses it at once is no route.
 
 Building blocks must be ordinary molecules: parsed and sanitised by RDKit, within the stock's element set
 (H B C N O F Si P S Cl Br I), every atom at a normal valence (no hypervalent Se, no 5-valent N), no radicals,
 isotopes, query atoms or bonds, no charges beyond nitro groups, N-oxides and ammonium salts, no gem-diols,
 open-chain hemiaminals or alpha-halo alcohols, no carbamic acids or carbonic half-esters, no acyl halide with an
-O-H or amine N-H of its own, no beta-keto acids (they decarboxylate), and (from 16 heavy atoms, above commodity
-reagents such as DCC) no cyanate ester, carbodiimide, acyl azide, dialkyl peroxide, nor an amine beside an alkyl halide or sulfonate.
+O-H or amine N-H of its own, no beta-keto acids (they decarboxylate) but the two sold ones, and (from 16 heavy
+atoms, above commodity reagents such as DCC) no cyanate ester, carbodiimide, acyl azide, dialkyl peroxide, nor an
+amine beside an alkyl halide or sulfonate.
 The rules were written against the validation sets in ``benchmarks/retro_validation/``; routes they do not
 foresee (regio- and chemoselectivity beyond these cases) still need a chemist's reading.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import product
@@ -98,6 +107,12 @@ _ACYLATED_BY_IT = "[$([OX2H1]),$([NX3;H1,H2;+0;!$(N[#6]=[#7,#8,#16]);!$(N[#16,#1
 #: (piroxicam's and meloxicam's benzothiazine acid from saponifying the ester, teriflunomide's
 #: 2-cyano-3-hydroxybutenoic acid); malonic half-esters and aryl or heteroaryl acids (a 4-quinolone's) keep theirs
 _BETA_KETO_ACID = ("[OX2H1][CX3](=O)[CX4][CX3;!$(C-[!#6;!#1])]=O", "[OX2H1][CX3](=O)[C;!a]=[C;!a][OX2H1]")
+#: beta-keto acids sold and kept as such, so isolable whatever the pattern says: acetonedicarboxylic acid
+#: (3-oxoglutaric acid, the Robinson tropinone reagent; made from citric acid and kept cold) and oxaloacetic
+#: acid (a keto diacid, stable as a solid). Every other beta-keto acid, a building block or an intermediate the
+#: search makes, is still refused; a stereo- or map-free canonical SMILES each
+_SOLD_BETA_KETO_ACIDS = frozenset(Chem.MolToSmiles(Chem.MolFromSmiles(s))
+                                  for s in ("OC(=O)CC(=O)CC(=O)O", "OC(=O)CC(=O)C(=O)O"))
 #: a carboxylic acyl donor; a carbonyl with a second heteroatom (a carbonic half-ester, a chloroformate, a
 #: carbamic acid) is none: physostigmine's carbamate was "coupled" from an aryl hydrogen carbonate
 _ACYL_DONOR = "[CX3;!$(C(=O)([!#6;!#1])[!#6;!#1])](=O)[OX2H1,Cl,Br,I,$(O[CX3]=O),$(O[#6])]"
@@ -190,11 +205,20 @@ def isolable_problem(mol: Chem.Mol) -> str | None:
         return "a carbamic acid, carbonic half-ester or chloroformic acid (it loses CO2)"
     if mol.HasSubstructMatch(_pattern(_ACYL_HALIDE)) and mol.HasSubstructMatch(_pattern(_ACYLATED_BY_IT)):
         return "an acyl halide beside an O-H or amine N-H of its own (it acylates itself)"
-    if any(mol.HasSubstructMatch(_pattern(smarts)) for smarts in _BETA_KETO_ACID):
+    if any(mol.HasSubstructMatch(_pattern(smarts)) for smarts in _BETA_KETO_ACID) \
+            and _unmapped_smiles(mol) not in _SOLD_BETA_KETO_ACIDS:
         return "a beta-keto acid (it decarboxylates)"
     if mol.HasSubstructMatch(_pattern(_ACYL_BORON)):
         return "an acylboronic acid or ester (not isolable: it is made and kept as a trifluoroborate or MIDA ester)"
     return None
+
+
+def _unmapped_smiles(mol: Chem.Mol) -> str:
+    """Canonical SMILES without atom maps (a proposal's reactants carry them)."""
+    copy = Chem.Mol(mol)
+    for atom in copy.GetAtoms():
+        atom.SetAtomMapNum(0)
+    return Chem.MolToSmiles(copy)
 
 
 def _rings(mols: Sequence[Chem.Mol]) -> int:
@@ -514,17 +538,173 @@ def _weak_n_alkylation_problem(proposal: Proposal) -> str | None:
     return None
 
 
+#: SN2 alkylations (lowered name prefixes): a nucleophile displaces a halide or sulfonate from an sp3 carbon
+#: by backside attack. A Friedel-Crafts alkylation goes through a cation, and a template named SN1 is none.
+_SN2_ALKYLATIONS = ("alkylation of amines", "n-alkylation", "s-alkylation", "williamson", "thioether nucl sub")
+#: a carbamate, urea or amide N-H (an imide's or a sulfonyl amide's is more acidic, and its anion softer)
+_ACYL_NH = "[NX3;!H0;!$(N(C=O)[CX3]=O);!$(NS(=O)=O)][CX3](=[OX1])[#6,#7,#8]"
+
+
+def _sn2_ends(proposal: Proposal) -> Iterator[tuple[tuple[int, int], tuple[int, int]]]:
+    """Each new bond between two reactants from a nucleophile to an sp3 carbon that loses a halide or sulfonate
+    there: (nucleophile end, carbon end). A ring the step closes on one molecule is left out."""
+    for a, b in proposal.formed_bonds:
+        for n, c in ((a, b), (b, a)):
+            if n[0] != c[0] and _sp3(proposal.atom(c)) and _halide_or_sulfonate(proposal, c):
+                yield n, c
+
+
+def _kept_carbons(proposal: Proposal, end: tuple[int, int]) -> list[Chem.Atom]:
+    """The carbon neighbours of a reactant atom that stay with it in the product."""
+    return [nb for nb in proposal.atom(end).GetNeighbors() if nb.GetSymbol() == "C" and proposal.in_product(end[0], nb)]
+
+
+def _hindered_sn2_problem(proposal: Proposal) -> str | None:
+    """An SN2 step at a carbon a nucleophile cannot reach from the back: a tertiary carbon (tert-butyl chloride
+    "etherifying" a carbamic acid for sulfamethoxazole, thalidomide, lenalidomide), or a CH2 beside a quaternary
+    carbon (neopentyl). Left alone: a tertiary carbon beside a carbonyl or nitrile (phenoxides displace
+    2-bromoisobutyrates: the fibrates' ethers are made so), and one carrying two or three aryl groups, which
+    ionises to its stabilised cation and substitutes by SN1 (trityl chloride N-tritylates imidazole for
+    clotrimazole and protects alcohols)."""
+    for _, c in _sn2_ends(proposal):
+        carbons = _kept_carbons(proposal, c)
+        if len(carbons) >= 3:
+            activated = any(_carbonyl(nb) or any(b.GetBondType() == Chem.BondType.TRIPLE for b in nb.GetBonds())
+                            for nb in carbons)
+            if activated or sum(nb.GetIsAromatic() for nb in carbons) >= 2:
+                continue
+            return ("an SN2 alkylation at a tertiary carbon (no backside attack: the base eliminates to the alkene; "
+                    "a tertiary ether or amine is made through the cation)")
+        if len(carbons) == 1 and _sp3(carbons[0]) \
+                and sum(nb.GetSymbol() == "C" for nb in carbons[0].GetNeighbors()) == 4:
+            return ("an SN2 alkylation at a neopentyl carbon (the quaternary carbon beside it blocks backside attack: "
+                    "some 10^5 times slower than at an ethyl carbon)")
+    return None
+
+
+def _acyl_n_secondary_problem(proposal: Proposal) -> str | None:
+    """An N-alkylation of a carbamate, urea or amide N-H by a secondary alkyl halide or sulfonate: that N-H
+    (pKa 17-25) needs a strong base, and a secondary electrophile then eliminates (carisoprodol's carbamate
+    "isopropylated" with 2-chloropropane; glibenclamide's urea with a cyclohexyl mesylate). A primary
+    electrophile, and an amine nitrogen, are left to the other rules."""
+    for n, c in _sn2_ends(proposal):
+        if proposal.atom(n).GetSymbol() == "N" and len(_kept_carbons(proposal, c)) == 2 \
+                and _matches_at(proposal.reactants[n[0]], _ACYL_NH, n[1]):
+            return ("an N-alkylation of a carbamate, urea or amide N-H by a secondary alkyl halide or sulfonate "
+                    "(a weak nucleophile under a strong base: the electrophile eliminates)")
+    return None
+
+
+def _azine_open_sites(mol: Chem.Mol) -> set[int]:
+    """Aromatic C-H carbons alpha or gamma to a pyridine-type N of a six-membered aromatic ring: the sites a
+    nucleophilic radical attacks on the protonated azine (Minisci)."""
+    sites = set()
+    for ring in mol.GetRingInfo().AtomRings():
+        if len(ring) != 6 or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
+            continue
+        for k, idx in enumerate(ring):
+            nitrogen = mol.GetAtomWithIdx(idx)
+            if nitrogen.GetSymbol() != "N" or nitrogen.GetTotalNumHs() or nitrogen.GetDegree() != 2:
+                continue
+            for offset in (1, 3, 5):
+                carbon = mol.GetAtomWithIdx(ring[(k + offset) % 6])
+                if carbon.GetSymbol() == "C" and carbon.GetTotalNumHs():
+                    sites.add(carbon.GetIdx())
+    return sites
+
+
+def _minisci_problem(proposal: Proposal) -> str | None:
+    """A Minisci C-H alkylation at its new bond: the heteroarene's C-H there must be its only open C2/C4-type
+    site (alpha or gamma to a ring N), counting symmetry-equivalent sites once; with two or more the radical
+    takes each and the product is a mixture (pioglitazone's 3-ethylpyridine, C2/C4/C6; nevirapine's two
+    pyridines). A site fixed by a leaving group (a halide substitution) is not read."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if atom.GetSymbol() != "C" or not atom.GetIsAromatic() or proposal.leaving(c):
+                continue
+            mol = proposal.unmapped()[c[0]]
+            sites = _azine_open_sites(mol)
+            if c[1] not in sites:
+                continue
+            ranks = Chem.CanonicalRankAtoms(mol, breakTies=False)
+            if len({ranks[i] for i in sites}) > 1:
+                return ("a Minisci alkylation of a heteroarene with more than one open C2/C4 site (alpha or gamma "
+                        "to a ring N: the radical attacks each, a mixture of regioisomers)")
+    return None
+
+
+def _slow_release_boron(boron: Chem.Atom) -> bool:
+    """A MIDA boronate (boron bound to the ligand's N) or a trifluoroborate: the boronic acid is set free slowly."""
+    return any(nb.GetSymbol() == "N" for nb in boron.GetNeighbors()) or \
+        sum(nb.GetSymbol() == "F" for nb in boron.GetNeighbors()) >= 3
+
+
+def _azinyl_boron_problem(proposal: Proposal) -> str | None:
+    """A Suzuki or Chan-Lam coupling whose boron, at the bond formed, sits on a ring carbon beside a pyridine-
+    type N of a six-membered aromatic ring (2-pyridyl, 2-pyrimidinyl, lamotrigine's triazinyl): those boronic
+    acids and esters protodeboronate faster than they transmetalate. MIDA boronates and trifluoroborates
+    (slow release) are accepted; five-membered 2-azolyl borons are not read here."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            borons = [nb for nb in proposal.leaving(c) if nb.GetSymbol() == "B"]
+            if not borons or not atom.GetIsAromatic() or any(_slow_release_boron(x) for x in borons):
+                continue
+            mol = proposal.reactants[c[0]]
+            for ring in mol.GetRingInfo().AtomRings():
+                if len(ring) != 6 or c[1] not in ring or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
+                    continue
+                if any(nb.GetIdx() in ring and nb.GetSymbol() == "N" and not nb.GetTotalNumHs()
+                       and nb.GetDegree() == 2 for nb in atom.GetNeighbors()):
+                    return ("a coupling of a 2-pyridyl-type boronic acid or ester (boron beside a ring N: it "
+                            "protodeboronates before it couples; use its MIDA ester or trifluoroborate)")
+    return None
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a tolerance table reads one step: ``substrate`` is the reacting atom whose molecule must tolerate
+    the conditions (a nucleophile's O-H, the carbonyl carbon a ketone oxidation cleaves), ``partner`` the atom
+    it bonds to (None for a one-reactant step), ``kind`` what the substrate atom is (see ``Intolerance``)."""
+
+    substrate: tuple[int, int]
+    partner: tuple[int, int] | None
+    kind: str
+
+
+#: where an ``Intolerance`` looks: the substrate's molecule, the partner's molecule, either of the two (other
+#: than the reacting atoms themselves), or the partner atom itself (a group it carries at that atom)
+WHERES = ("substrate", "partner", "either", "partner atom")
+
+
 @dataclass(frozen=True)
 class Intolerance:
-    """A group a reaction class does not tolerate beside its nucleophile: ``smarts`` (its first atom is the
-    group's acidic atom, or with ``on_electrophile`` the carbon the nucleophile attacks), why in a few words,
-    and the nucleophile kinds it outcompetes (``alcohol``: an O-H on an sp3 carbon, ``phenol``: on an aryl or
-    vinyl carbon or a heteroatom, ``acid``: on a carbonyl or sulfonyl)."""
+    """A group a reaction class does not tolerate: ``smarts`` (its first atom is the group's reacting atom, or
+    with ``where="partner atom"`` the atom the substrate bonds to), why in a few words, the substrate kinds it
+    outcompetes or is destroyed beside (``alcohol``: an O-H on an sp3 carbon, ``phenol``: on an aryl or vinyl
+    carbon or a heteroatom, ``acid``: on a carbonyl or sulfonyl, ``amine``: an N-H, ``ketone``: a carbonyl
+    carbon that loses a carbon), and where it is looked for (``WHERES``)."""
 
     smarts: str
     reason: str
     against: frozenset[str]
-    on_electrophile: bool = False
+    where: str = "substrate"
+
+    def __post_init__(self) -> None:
+        if self.where not in WHERES:
+            raise ValueError(f"where must be one of {WHERES}: {self.where}")
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """One reaction class's table: ``what`` the class is called in a refusal, ``roles`` the words for its
+    substrate and partner, ``sites`` where a step of the class reacts, ``groups`` what it does not tolerate."""
+
+    what: str
+    roles: tuple[str, str]
+    sites: Callable[[Proposal], Iterator[Site]]
+    groups: tuple[Intolerance, ...]
 
 
 _ANY_O_NUCLEOPHILE = frozenset({"alcohol", "phenol", "acid"})
@@ -551,14 +731,24 @@ O_ALKYLATION_TOLERANCE: tuple[Intolerance, ...] = (
                 frozenset({"alcohol"})),
     Intolerance("[CX4;$([CX4]~[#6]~[#6][CX3](=O)[OX2H1]),$([CX4]~[#6]~[#6]~[#6][CX3](=O)[OX2H1])]",
                 "a free acid four or five bonds from the carbon it attacks (it closes a gamma- or delta-lactone)",
-                _ANY_O_NUCLEOPHILE, on_electrophile=True),
+                _ANY_O_NUCLEOPHILE, where="partner atom"),
 )
 
-#: reaction classes (lowered template-name prefixes) -> the groups each does not tolerate; a class with a
-#: tolerance table is one row here, walked by ``_tolerance_problem``
-TOLERANCE: dict[tuple[str, ...], tuple[Intolerance, ...]] = {
-    ("williamson", "o-methylation", "methylation of oh with dms"): O_ALKYLATION_TOLERANCE,
-}
+#: what the oxidation of a ketone to its acid (the haloform reaction: NaOCl or NaOBr, or permanganate) does not
+#: tolerate on its substrate: a boronic acid or ester, which the oxidant turns into a phenol or alcohol before
+#: the methyl ketone is cleaved (indomethacin's, febuxostat's and teriflunomide's rerouted boronic ketones)
+KETONE_OXIDATION_TOLERANCE: tuple[Intolerance, ...] = (
+    Intolerance("B[#6]", "a boronic acid or ester (the oxidant turns C-B into C-OH first)", frozenset({"ketone"})),
+)
+
+#: what a Chan-Lam O-arylation (an aryl boronic acid, copper(II), air) does not tolerate in either partner: a
+#: free carboxylic acid, a better O-nucleophile at copper than an alcohol or phenol, is arylated to the aryl
+#: ester (indomethacin's and febuxostat's boronic acids "etherified" beside their acid). N-arylations are left
+#: alone: an amine binds the copper before a carboxylate does, and amino acids are N-arylated so.
+CHAN_LAM_TOLERANCE: tuple[Intolerance, ...] = (
+    Intolerance(_CARBOXYLIC_OH, "a free carboxylic acid (a better O-nucleophile at copper: the aryl ester forms)",
+                _ALCOHOL_OR_PHENOL, where="either"),
+)
 
 
 def _o_nucleophile_kind(atom: Chem.Atom) -> str:
@@ -573,29 +763,73 @@ def _o_nucleophile_kind(atom: Chem.Atom) -> str:
     return "phenol"
 
 
-def _tolerance_problem(table: tuple[Intolerance, ...]) -> Callable[[Step], str | None]:
-    """The check of one ``TOLERANCE`` row: at each new O-C bond from an O-H to a carbon that loses a leaving
-    group, the O-H's molecule carries no group of ``table`` (other than that O-H) that outcompetes it, and
-    the attacked carbon's molecule none of the ``on_electrophile`` kind at that carbon."""
+def _o_alkylation_sites(proposal: Proposal) -> Iterator[Site]:
+    """Each new O-C bond from an O-H to a carbon that loses a leaving group: the O-H is the substrate."""
+    for a, b in proposal.formed_bonds:
+        for o, c in ((a, b), (b, a)):
+            oxygen, carbon = proposal.atom(o), proposal.atom(c)
+            if oxygen.GetSymbol() == "O" and oxygen.GetTotalNumHs() and carbon.GetSymbol() == "C" \
+                    and proposal.leaving(c):
+                yield Site(o, c, _o_nucleophile_kind(oxygen))
+
+
+def _ketone_cleavage_sites(proposal: Proposal) -> Iterator[Site]:
+    """Each carbonyl carbon at the centre that loses a carbon neighbour (a methyl ketone cleaved to its acid)."""
+    for end in sorted(proposal.centre):
+        atom = proposal.atom(end)
+        if _carbonyl(atom) and any(nb.GetSymbol() == "C" for nb in proposal.leaving(end)):
+            yield Site(end, None, "ketone")
+
+
+def _chan_lam_sites(proposal: Proposal) -> Iterator[Site]:
+    """Each new bond from an O-H or N-H to an aryl carbon that loses its boron: the X-H is the substrate."""
+    for a, b in proposal.formed_bonds:
+        for x, c in ((a, b), (b, a)):
+            atom = proposal.atom(x)
+            if atom.GetSymbol() not in ("O", "N") or not atom.GetTotalNumHs() or not _metal(proposal, c, ("B",)):
+                continue
+            yield Site(x, c, _o_nucleophile_kind(atom) if atom.GetSymbol() == "O" else "amine")
+
+
+#: reaction classes (lowered template-name prefixes) -> their tolerance table; a class with a table is one row
+#: here, walked by ``_tolerance_problem``
+TOLERANCE: dict[tuple[str, ...], Tolerance] = {
+    ("williamson", "o-methylation", "methylation of oh with dms"):
+        Tolerance("an O-alkylation", ("nucleophile", "electrophile"), _o_alkylation_sites, O_ALKYLATION_TOLERANCE),
+    ("oxidation of ketone to carboxylic acid",):
+        Tolerance("a ketone oxidation to the acid (haloform)", ("substrate", "substrate"), _ketone_cleavage_sites,
+                  KETONE_OXIDATION_TOLERANCE),
+    ("chan-lam", "chan lam"):
+        Tolerance("a Chan-Lam coupling", ("nucleophile", "aryl boron partner"), _chan_lam_sites, CHAN_LAM_TOLERANCE),
+}
+
+
+def _carries(mol: Chem.Mol, smarts: str, besides: int) -> bool:
+    """Whether ``mol`` has a match of ``smarts`` whose first atom is not ``besides``."""
+    return any(match[0] != besides for match in mol.GetSubstructMatches(_pattern(smarts)))
+
+
+def _tolerance_problem(table: Tolerance) -> Callable[[Step], str | None]:
+    """The check of one ``TOLERANCE`` row: at each of the step's sites, the molecules its groups are looked for
+    in (``Intolerance.where``) carry none that outcompetes the substrate's kind or is destroyed beside it."""
 
     def check(step: Step) -> str | None:
         proposal = step.proposal
-        for a, b in proposal.formed_bonds:
-            for o, c in ((a, b), (b, a)):
-                oxygen, carbon = proposal.atom(o), proposal.atom(c)
-                if oxygen.GetSymbol() != "O" or not oxygen.GetTotalNumHs() or carbon.GetSymbol() != "C" \
-                        or not proposal.leaving(c):
+        substrate_role, partner_role = table.roles
+        for site in table.sites(proposal):
+            s, p = site.substrate, site.partner
+            for group in table.groups:
+                if site.kind not in group.against:
                     continue
-                kind = _o_nucleophile_kind(oxygen)
-                for group in table:
-                    if kind not in group.against:
-                        continue
-                    if group.on_electrophile:
-                        if _matches_at(proposal.reactants[c[0]], group.smarts, c[1]):
-                            return f"an O-alkylation whose electrophile carries {group.reason}"
-                    elif any(match[0] != o[1] for match in
-                             proposal.reactants[o[0]].GetSubstructMatches(_pattern(group.smarts))):
-                        return f"an O-alkylation whose nucleophile carries {group.reason}"
+                if group.where == "partner atom":
+                    if p is not None and _matches_at(proposal.reactants[p[0]], group.smarts, p[1]):
+                        return f"{table.what} whose {partner_role} carries {group.reason}"
+                    continue
+                if group.where in ("substrate", "either") and _carries(proposal.reactants[s[0]], group.smarts, s[1]):
+                    return f"{table.what} whose {substrate_role} carries {group.reason}"
+                if group.where in ("partner", "either") and p is not None and p[0] != s[0] \
+                        and _carries(proposal.reactants[p[0]], group.smarts, p[1]):
+                    return f"{table.what} whose {partner_role} carries {group.reason}"
         return None
 
     return check
@@ -860,6 +1094,9 @@ RULES: tuple[Rule, ...] = (
     Rule(lambda step: step.lowered in _CARBOXYLIC_ESTERIFICATIONS, _on_proposal(_ester_problem)),
     Rule(_named("friedel-crafts acylation"), _on_proposal(_acylation_problem)),
     Rule(_prefixed(_ALKYLATIONS), _on_proposal(_alkylation_problem)),
+    Rule(lambda step: step.lowered.startswith(_SN2_ALKYLATIONS) and "sn1" not in step.lowered,  # SN1 is no SN2
+         _on_proposal(_hindered_sn2_problem)),
+    Rule(_prefixed(_SN2_ALKYLATIONS), _on_proposal(_acyl_n_secondary_problem)),
     Rule(lambda step: "michael" in step.lowered and "aromatic" not in step.lowered, _on_proposal(_michael_problem)),
     Rule(_named("aldehyde"), _on_proposal(_aldehyde_problem)),
     Rule(_always, _on_proposal(_halogenation_problem)),
@@ -873,11 +1110,13 @@ RULES: tuple[Rule, ...] = (
     Rule(lambda step: step.lowered.startswith(_ALKYLATIONS) or "methylation" in step.lowered,
          _on_proposal(_weak_n_alkylation_problem)),
     *(Rule(_prefixed(prefixes), _tolerance_problem(table)) for prefixes, table in TOLERANCE.items()),
+    Rule(_named("minisci"), _on_proposal(_minisci_problem)),
     Rule(_named("ortho metalation"), _ortho_metalation_problem),
     Rule(_named(*_PD_COUPLINGS), _on_proposal(_pd_leaving_problem)),
     Rule(_named("buchwald", "ullmann", "goldberg", "chan-lam", "chan lam"), _on_proposal(_competing_amine_problem)),
     Rule(_named("nitrile"), _cyanate_problem),
     Rule(_named(*_ARYL_COUPLING_WORDS), lambda step: _coupling_problem(step.lowered, step.proposal)),
+    Rule(_named("suzuki", "chan-lam", "chan lam"), _on_proposal(_azinyl_boron_problem)),
     Rule(_always, _unisolable_reactant),  # last: a misfit at the reaction centre is the more telling reason
 )
 

@@ -16,9 +16,12 @@ molecule (the reaction centre):
   Kumada the organometal and the halide; Heck, Sonogashira, Buchwald-Hartwig, Ullmann an aryl/vinyl halide or
   triflate at the bond; Chan-Lam an aryl boron; Pd couplings no allylic or benzylic leaving group elsewhere;
   N-arylations no competing free aliphatic amine; organometals no acidic O-H or N-H; Suzuki and Chan-Lam
-  couplings no boronic acid or ester on a carbon beside a pyridine-type ring N (2-pyridyl: it protodeboronates;
-  a MIDA ester or trifluoroborate passes); **Minisci** C-H alkylations only at a heteroarene's one open
-  C2/C4-type site (symmetry-equivalent sites counted once; more give a mixture);
+  couplings no boronic acid or ester on a carbon beside a pyridine-type ring N (2-pyridyl) or between that N and
+  a second heteroatom of an azole (2-imidazolyl, 2-benzimidazolyl, 2-thiazolyl, 2-oxazolyl): they
+  protodeboronate (a MIDA ester or trifluoroborate passes); **Goldberg** templates an aryl or vinyl carbon at
+  the new C-N bond, or at an acyl carbon a sound acylation (a carboxylic acyl halide on any N-H, a haloformate
+  or carbamoyl halide on an amine N-H only), never an sp3 carbon; **Minisci** C-H alkylations only at a
+  heteroarene's one open C2/C4-type site (symmetry-equivalent sites counted once; more give a mixture);
 - **Friedel-Crafts acylations** a carboxylic acyl donor, **alkylations** an sp3 carbon losing its leaving
   group, **Michael additions** an alkene with an acceptor group, **aldehyde** templates an aldehyde (not formic
   acid), **aldehyde/ketone** templates no acid-derivative carbonyl, **reductive aminations** an amine and a
@@ -640,25 +643,84 @@ def _slow_release_boron(boron: Chem.Atom) -> bool:
         sum(nb.GetSymbol() == "F" for nb in boron.GetNeighbors()) >= 3
 
 
+def _pyridine_type_n(atom: Chem.Atom, ring: Sequence[int]) -> bool:
+    """A ring nitrogen with a lone pair in the ring plane (-N=, no H, two ring bonds): a pyridine's, an azole's N3."""
+    return atom.GetIdx() in ring and atom.GetSymbol() == "N" and not atom.GetTotalNumHs() and atom.GetDegree() == 2
+
+
+def _protodeboronating_site(mol: Chem.Mol, atom: Chem.Atom) -> str | None:
+    """Which fast-protodeboronating position a boron-bearing aromatic carbon is, or None: beside a pyridine-type
+    N of a six-membered ring (``2-pyridyl``), or between a pyridine-type N and a second ring heteroatom of a
+    five-membered ring (``2-azolyl``: imidazol-, benzimidazol-, thiazol-, oxazol-2-yl)."""
+    for ring in mol.GetRingInfo().AtomRings():
+        if atom.GetIdx() not in ring or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
+            continue
+        ring_neighbours = [nb for nb in atom.GetNeighbors() if nb.GetIdx() in ring]
+        beside_n = any(_pyridine_type_n(nb, ring) for nb in ring_neighbours)
+        if len(ring) == 6 and beside_n:
+            return "2-pyridyl"
+        if len(ring) == 5 and beside_n and sum(nb.GetSymbol() in ("N", "O", "S") for nb in ring_neighbours) == 2:
+            return "2-azolyl"
+    return None
+
+
 def _azinyl_boron_problem(proposal: Proposal) -> str | None:
     """A Suzuki or Chan-Lam coupling whose boron, at the bond formed, sits on a ring carbon beside a pyridine-
-    type N of a six-membered aromatic ring (2-pyridyl, 2-pyrimidinyl, lamotrigine's triazinyl): those boronic
-    acids and esters protodeboronate faster than they transmetalate. MIDA boronates and trifluoroborates
-    (slow release) are accepted; five-membered 2-azolyl borons are not read here."""
+    type N of a six-membered aromatic ring (2-pyridyl, 2-pyrimidinyl, lamotrigine's triazinyl) or between the
+    pyridine-type N and a second heteroatom of a five-membered one (2-imidazolyl, albendazole's
+    2-benzimidazolyl, 2-thiazolyl, 2-oxazolyl): those boronic acids and esters protodeboronate faster than they
+    transmetalate (the ring N, protonated or bound to the metal, makes the C-B bond ylide-like). MIDA boronates
+    and trifluoroborates (slow release) are accepted; the 4- and 5-positions of azoles are not read."""
     for a, b in proposal.formed_bonds:
         for c in (a, b):
             atom = proposal.atom(c)
             borons = [nb for nb in proposal.leaving(c) if nb.GetSymbol() == "B"]
             if not borons or not atom.GetIsAromatic() or any(_slow_release_boron(x) for x in borons):
                 continue
-            mol = proposal.reactants[c[0]]
-            for ring in mol.GetRingInfo().AtomRings():
-                if len(ring) != 6 or c[1] not in ring or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
-                    continue
-                if any(nb.GetIdx() in ring and nb.GetSymbol() == "N" and not nb.GetTotalNumHs()
-                       and nb.GetDegree() == 2 for nb in atom.GetNeighbors()):
-                    return ("a coupling of a 2-pyridyl-type boronic acid or ester (boron beside a ring N: it "
-                            "protodeboronates before it couples; use its MIDA ester or trifluoroborate)")
+            site = _protodeboronating_site(proposal.reactants[c[0]], atom)
+            if site == "2-pyridyl":
+                return ("a coupling of a 2-pyridyl-type boronic acid or ester (boron beside a ring N: it "
+                        "protodeboronates before it couples; use its MIDA ester or trifluoroborate)")
+            if site == "2-azolyl":
+                return ("a coupling of a 2-azolyl boronic acid or ester (boron between the ring N and a second "
+                        "heteroatom of an imidazole, thiazole or oxazole: it protodeboronates before it couples; "
+                        "use its MIDA ester or trifluoroborate)")
+    return None
+
+
+#: a haloformate or carbamoyl halide: a carbonic acid's halide (first atom: the carbonyl carbon)
+_CARBONIC_HALIDE = "[CX3](=O)([OX2,NX3])[Cl,Br,I]"
+
+
+def _goldberg_centre_problem(proposal: Proposal) -> str | None:
+    """A Goldberg template at its new C-N bond, read on the halide partner's carbon. The generic template writes
+    any carbon (``[#6]-[Cl,Br,I]``), so it also fires at an acyl carbon, where the step is an acylation under a
+    coupling's name, and at an sp3 carbon. An aryl or vinyl carbon is the copper coupling itself. At an acyl
+    carbon the acylation must be a sound one: a carboxylic acyl halide acylates an amine, an amide or a carbamate
+    N-H (an Evans oxazolidinone, indapamide's Boc hydrazide), a haloformate or carbamoyl halide only an amine.
+    A haloformate is a weaker acylating agent (its alkoxy group donates into the carbonyl), and an amide or
+    carbamate N-H takes it only as the preformed N-anion; rivastigmine's N-methylacetamide and carisoprodol's
+    Boc-isopropylamine "coupled" with a bromoformate are refused (carisoprodol's carries a chloroformate too).
+    An sp3 carbon is an N-alkylation the template does not check."""
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            carbon = proposal.atom(c)
+            if carbon.GetSymbol() != "C" or proposal.atom(n).GetSymbol() != "N" \
+                    or not _halide_or_sulfonate(proposal, c):
+                continue
+            if _carbonyl(carbon):
+                donor = proposal.reactants[c[0]]
+                if _matches_at(donor, _ACYL_DONOR, c[1]):
+                    return None
+                amine = _matches_at(proposal.reactants[n[0]], _AMINE_NH, n[1])
+                if amine and _matches_at(donor, _CARBONIC_HALIDE, c[1]):
+                    return None
+                return ("a Goldberg coupling at an acyl carbon that is no sound acylation: a haloformate or "
+                        "carbamoyl halide at an amide or carbamate N-H (a weak acylating agent on a weak "
+                        "nucleophile; only the preformed N-anion takes it)")
+            if _sp2_carbon(carbon):
+                return None
+            return "a Goldberg coupling at an sp3 carbon (an N-alkylation under a coupling's name, not a Cu coupling)"
     return None
 
 
@@ -1114,6 +1176,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_named("ortho metalation"), _ortho_metalation_problem),
     Rule(_named(*_PD_COUPLINGS), _on_proposal(_pd_leaving_problem)),
     Rule(_named("buchwald", "ullmann", "goldberg", "chan-lam", "chan lam"), _on_proposal(_competing_amine_problem)),
+    Rule(_named("goldberg"), _on_proposal(_goldberg_centre_problem)),
     Rule(_named("nitrile"), _cyanate_problem),
     Rule(_named(*_ARYL_COUPLING_WORDS), lambda step: _coupling_problem(step.lowered, step.proposal)),
     Rule(_named("suzuki", "chan-lam", "chan lam"), _on_proposal(_azinyl_boron_problem)),

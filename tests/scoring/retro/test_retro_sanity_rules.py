@@ -264,3 +264,47 @@ def test_sold_beta_keto_acids_are_isolable_and_others_are_not():
     assert verdict(esterification, "CCOC(=O)CC(=O)CC(=O)O", "CCO.O=C(O)CC(=O)CC(=O)O") is None
     half_ester = verdict(esterification, "CCOC(=O)CC(=O)CC(=O)OCC", "CCO.CCOC(=O)CC(=O)CC(=O)O")
     assert half_ester is not None and "beta-keto acid" in half_ester
+
+
+def test_a_goldberg_template_at_a_haloformate_carbon_is_refused():
+    """Rivastigmine's N-methylacetamide and carisoprodol's Boc-isopropylamine 'Goldberg-coupled' at a
+    bromoformate's carbonyl: an acylation under a coupling's name, and an unsound one (a haloformate on an amide
+    or carbamate N-H); the same template at benzyl bromide is an N-alkylation it does not check. Indapamide's Boc
+    hydrazide acylated by the aroyl bromide (a carboxylic acyl halide on a carbamate N-H), an oxazolidinone
+    N-propionylated (Evans) and N-methylacetamide arylated at bromobenzene pass."""
+    name = "Goldberg coupling"
+    rivastigmine = verdict(name, "CC(=O)N(C)C(=O)Oc1cccc([C@H](C)N(C)C)c1",
+                           "CNC(C)=O.C[C@@H](c1cccc(OC(=O)Br)c1)N(C)C")
+    assert rivastigmine is not None and "acyl carbon" in rivastigmine and "haloformate" in rivastigmine
+    carisoprodol = verdict(name, "CCCC(C)(COC(=O)Cl)COC(=O)N(C(=O)OC(C)(C)C)C(C)C",
+                           "CC(C)NC(=O)OC(C)(C)C.CCCC(C)(COC(=O)Cl)COC(=O)Br")
+    assert carisoprodol is not None and "haloformate" in carisoprodol
+    benzyl = verdict(name, "CC(=O)N(C)Cc1ccccc1", "CNC(C)=O.BrCc1ccccc1")
+    assert benzyl is not None and "sp3 carbon" in benzyl
+    assert verdict(name, "CC1Cc2ccccc2N1N(C(=O)OC(C)(C)C)C(=O)c1ccc(Cl)c(S(N)(=O)=O)c1",
+                   "CC1Cc2ccccc2N1NC(=O)OC(C)(C)C.NS(=O)(=O)c1cc(C(=O)Br)ccc1Cl") is None
+    assert verdict(name, "CCC(=O)N1CCOC1=O", "CCC(=O)Br.O=C1NCCO1") is None
+    assert verdict(name, "CC(=O)N(C)c1ccccc1", "CNC(C)=O.Brc1ccccc1") is None
+
+
+def test_a_coupling_of_a_2_azolyl_boronic_acid_is_refused():
+    """Albendazole's carbamate N-arylated by the benzimidazol-2-ylboronic acid (boron between the two ring N) and
+    2-phenylthiazole from thiazol-2-ylboronic acid protodeboronate before they couple; the benzimidazol-5-yl
+    isomer, thiazol-5-ylboronic acid and the thiazol-2-yl trifluoroborate (hand-mapped, slow release) pass."""
+    from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+
+    albendazole = verdict("Chan-Lam amine", "CCCSc1ccc2nc(NC(=O)OC)[nH]c2c1",
+                          "CCCSc1ccc2nc(B(O)O)[nH]c2c1.COC(N)=O")
+    assert albendazole is not None and "2-azolyl" in albendazole
+    assert verdict("Chan-Lam amine", "COC(=O)Nc1ccc2nc[nH]c2c1", "OB(O)c1ccc2nc[nH]c2c1.COC(N)=O") is None
+    assert verdict("Suzuki coupling with boronic acids", "c1ccc(-c2cncs2)cc1", "Brc1ccccc1.OB(O)c1cncs1") is None
+    product = "[cH:1]1[cH:2][s:3][c:4]([n:5]1)-[c:6]1[cH:7][cH:8][cH:9][cH:10][cH:11]1"
+
+    def problem(boron: str, smirks: str) -> str | None:
+        proposal = Proposal.from_smiles(product, f"[cH:1]1[cH:2][s:3][c:4]({boron})[n:5]1.Br[c:6]1[cH:7][cH:8][cH:9]"
+                                                 "[cH:10][cH:11]1")
+        return reaction_problem("Suzuki coupling", "C-C Coupling", False, smirks, proposal)
+
+    refused = problem("B(O)O", "[c:1]B(O)O.[c:2]Br>>[c:1]-[c:2]")
+    assert refused is not None and "2-azolyl" in refused
+    assert problem("[B-](F)(F)F", "[c:1][B-](F)(F)F.[c:2]Br>>[c:1]-[c:2]") is None

@@ -216,12 +216,17 @@ def isolable_problem(mol: Chem.Mol) -> str | None:
     return None
 
 
-def _unmapped_smiles(mol: Chem.Mol) -> str:
-    """Canonical SMILES without atom maps (a proposal's reactants carry them)."""
+def _without_maps(mol: Chem.Mol) -> Chem.Mol:
+    """A copy of ``mol`` without atom maps (a proposal's reactants carry them; the search sees none)."""
     copy = Chem.Mol(mol)
     for atom in copy.GetAtoms():
         atom.SetAtomMapNum(0)
-    return Chem.MolToSmiles(copy)
+    return copy
+
+
+def _unmapped_smiles(mol: Chem.Mol) -> str:
+    """Canonical SMILES without atom maps."""
+    return Chem.MolToSmiles(_without_maps(mol))
 
 
 def _rings(mols: Sequence[Chem.Mol]) -> int:
@@ -326,16 +331,6 @@ class Proposal:
     def leaving(self, end: tuple[int, int]) -> list[Chem.Atom]:
         """The neighbours of a reactant atom that do not reach the product (its leaving groups)."""
         return [nb for nb in self.atom(end).GetNeighbors() if not self.in_product(end[0], nb)]
-
-    def unmapped(self) -> list[Chem.Mol]:
-        """The reactants without their atom maps (what the search sees)."""
-        out = []
-        for mol in self.reactants:
-            copy = Chem.Mol(mol)
-            for atom in copy.GetAtoms():
-                atom.SetAtomMapNum(0)
-            out.append(copy)
-        return out
 
 
 def _matches_at(mol: Chem.Mol, smarts: str, atom: int, position: int = 0) -> bool:
@@ -606,8 +601,7 @@ def _azine_open_sites(mol: Chem.Mol) -> set[int]:
         if len(ring) != 6 or not all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in ring):
             continue
         for k, idx in enumerate(ring):
-            nitrogen = mol.GetAtomWithIdx(idx)
-            if nitrogen.GetSymbol() != "N" or nitrogen.GetTotalNumHs() or nitrogen.GetDegree() != 2:
+            if not _pyridine_type_n(mol.GetAtomWithIdx(idx), ring):
                 continue
             for offset in (1, 3, 5):
                 carbon = mol.GetAtomWithIdx(ring[(k + offset) % 6])
@@ -626,7 +620,7 @@ def _minisci_problem(proposal: Proposal) -> str | None:
             atom = proposal.atom(c)
             if atom.GetSymbol() != "C" or not atom.GetIsAromatic() or proposal.leaving(c):
                 continue
-            mol = proposal.unmapped()[c[0]]
+            mol = _without_maps(proposal.reactants[c[0]])
             sites = _azine_open_sites(mol)
             if c[1] not in sites:
                 continue

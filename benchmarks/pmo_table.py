@@ -239,6 +239,12 @@ def markdown(data: dict, methods: list[Method], tasks: list[Task], budget: int, 
             lines.append(f"| {t.name} | " + " | ".join(
                 _cell([r[key] for r in data[l].get(t.name, {}).values()], digits) for l in labels) + " |")
         lines.append("")
+    short = [f"{l}: {t.name} seed {seed} ({r['calls']:,.0f} calls)" for l in labels for t in tasks
+             for seed, r in sorted(data[l].get(t.name, {}).items()) if r["calls"] < budget]
+    if short:
+        lines += ["## Stopped early", "", "These finished runs paid fewer calls than the budget (the reason is in "
+                  "each run's record); their AUC holds the last top-10 flat to the budget, as PMO's does: "
+                  + "; ".join(short) + ".", ""]
     missing = [f"{l}: {t.name}" for l in labels for t in tasks if not data[l].get(t.name)]
     if missing:
         lines += ["## Missing", "", "No run yet for: " + "; ".join(missing) + ".", ""]

@@ -82,13 +82,39 @@ def test_mara_chem_metrics_reads_the_peer_log(ga_run: Path, capsys) -> None:
     assert not any(math.isnan(s) for s in scores)
 
 
+def test_a_spent_cpu_cap_ends_the_run_before_the_next_batch_is_paid(tmp_path: Path) -> None:
+    oracle = _oracle(tmp_path, 10)
+    objective = mol_ga_peer.AccountedObjective(oracle, max_cpu_s=0.05)
+    assert objective(["CCO"])[0] > 0  # within the cap
+    while objective.cpu_s() < 0.05:  # the GA's own work spends CPU seconds too
+        sum(i * i for i in range(10_000))
+    with pytest.raises(mol_ga_peer.CpuCapSpent):
+        objective(["CCN", "CCC"])
+    assert oracle.calls == 1 and [r["smiles"] for r in oracle.log.read()] == ["CCO"]
+
+
+def test_real_ga_run_stops_on_its_cpu_cap_and_says_so(tmp_path: Path) -> None:
+    pytest.importorskip("mol_ga", reason="the Mol GA peer needs mol-ga==0.2.1 (extra 'peers')")
+    out = tmp_path / "run"
+    assert mol_ga_peer.main(["--task", "qed", "--budget", "1000000", "--seed", "3", "--out", str(out),
+                             "--starting-population-size", "30", "--population-size", "30",
+                             "--offspring-size", "10", "--max-cpu-s", "1.5"]) == 0
+    record = json.loads((out / peer_run.RECORD_NAME).read_text())
+    log = read_oracle_log(out)
+    assert record["stop_reason"] == "cpu cap" and record["settings"]["max_cpu_s"] == 1.5
+    assert record["cpu_s"] >= 1.5 and 30 <= record["oracle_calls"] == log.counts()["n_calls"] < 1_000_000
+    assert log.df["call"].tolist() == list(range(1, record["oracle_calls"] + 1))
+
+
 def test_bad_options_are_refused_before_any_call(tmp_path: Path, capsys) -> None:
     pytest.importorskip("mol_ga", reason="the Mol GA peer needs mol-ga==0.2.1 (extra 'peers')")
     assert mol_ga_peer.main(["--task", "qed", "--out", str(tmp_path / "a"), "--offspring-size", "0"]) == 2
     assert "--offspring-size must be at least 1" in capsys.readouterr().err
+    assert mol_ga_peer.main(["--task", "qed", "--out", str(tmp_path / "c"), "--max-cpu-s", "0"]) == 2
+    assert "--max-cpu-s must be a positive number" in capsys.readouterr().err
     assert mol_ga_peer.main(["--task", "no_such_task", "--out", str(tmp_path / "b")]) == 2
     assert "unknown task" in capsys.readouterr().err
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert not any((tmp_path / name).exists() for name in "abc")
 
 
 def test_a_used_folder_is_refused_and_overwrite_deletes_only_the_peers_files(tmp_path: Path) -> None:

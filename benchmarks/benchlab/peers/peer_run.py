@@ -100,6 +100,7 @@ class PeerRecord:
     oracle_calls: int
     wall_s: float
     stop_reason: str
+    cpu_s: float | None = None  # the run's CPU seconds, where the peer measures them
 
     def write(self, out: Path) -> Path:
         data = {**self.__dict__, "s_per_oracle_call": self.wall_s / max(self.oracle_calls, 1),

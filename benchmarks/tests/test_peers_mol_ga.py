@@ -82,15 +82,26 @@ def test_mara_chem_metrics_reads_the_peer_log(ga_run: Path, capsys) -> None:
     assert not any(math.isnan(s) for s in scores)
 
 
-def test_a_spent_cpu_cap_ends_the_run_before_the_next_batch_is_paid(tmp_path: Path) -> None:
+def test_a_spent_cpu_cap_ends_the_run_before_the_next_new_molecule_is_paid(tmp_path: Path) -> None:
     oracle = _oracle(tmp_path, 10)
     objective = mol_ga_peer.AccountedObjective(oracle, max_cpu_s=0.05)
-    assert objective(["CCO"])[0] > 0  # within the cap
+    assert objective(["CCO", "c1ccccc1"])[0] > 0  # within the cap
     while objective.cpu_s() < 0.05:  # the GA's own work spends CPU seconds too
         sum(i * i for i in range(10_000))
     with pytest.raises(mol_ga_peer.CpuCapSpent):
-        objective(["CCN", "CCC"])
-    assert oracle.calls == 1 and [r["smiles"] for r in oracle.log.read()] == ["CCO"]
+        objective(["OCC", "CCN", "CCC"])  # a paid molecule is free to ask again; the first new one stops the run
+    assert oracle.calls == 2 and [r["smiles"] for r in oracle.log.read()] == ["CCO", "c1ccccc1"]
+
+
+def test_capped_scoring_logs_what_uncapped_scoring_logs(tmp_path: Path) -> None:
+    batches = [["CCO", "OCC", "not a smiles", "c1ccccc1O"], ["CCO", "CCN", "CC(=O)O", "CCN"]]
+    logs = []
+    for name, cap in (("plain", None), ("capped", 1e9)):
+        (tmp_path / name).mkdir()
+        objective = mol_ga_peer.AccountedObjective(_oracle(tmp_path / name, 10), max_cpu_s=cap)
+        scores = [objective(batch) for batch in batches]
+        logs.append(([(r["call"], r["step"], r["smiles"], r["score"]) for r in objective.oracle.log.read()], scores))
+    assert logs[0] == logs[1] and len(logs[0][0]) == 4
 
 
 def test_real_ga_run_stops_on_its_cpu_cap_and_says_so(tmp_path: Path) -> None:

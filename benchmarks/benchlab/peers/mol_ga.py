@@ -15,7 +15,7 @@ the run stops when a generation holds a new molecule the budget cannot pay for. 
 mol-ga removes Graph GA's size constraint, and on objectives that do not penalise size its offspring can grow
 to 150 heavy atoms and more, where one PHCO similarity (``scaffold_hop``, ``deco_hop``) takes minutes. ``--max-cpu-s``
 caps the run's CPU seconds (not wall seconds, so the cap does not depend on the machine's load): the run stops
-before the next generation once the cap is spent, records ``stop_reason = "cpu cap"``, and PMO's AUC holds the last
+before the next new molecule once the cap is spent, records ``stop_reason = "cpu cap"``, and PMO's AUC holds the last
 top-10 flat to the budget, as for any run that stops early.
 
 Python's string hashing orders mol-ga's sets, and so the order of its offspring: the command re-runs itself
@@ -47,7 +47,7 @@ class BudgetSpent(Exception):
 
 
 class CpuCapSpent(Exception):
-    """The run's CPU-seconds cap is spent: the run ends before the next generation is scored."""
+    """The run's CPU-seconds cap is spent: the run ends before the next new molecule is scored."""
 
 
 class AccountedObjective:
@@ -71,7 +71,15 @@ class AccountedObjective:
             raise CpuCapSpent
         self.batches += 1
         canon = [canonicalize(s) for s in smiles]
-        scored = self.oracle.score([c for c in canon if c is not None], self.batches)
+        valid = [c for c in canon if c is not None]
+        if self.max_cpu_s is None:
+            scored = self.oracle.score(valid, self.batches)
+        else:  # one molecule at a time, so that one generation of giants cannot run far past the cap
+            scored = {}
+            for smi in dict.fromkeys(valid):
+                if smi not in self.oracle.cache and self.cpu_s() >= self.max_cpu_s:
+                    raise CpuCapSpent
+                scored.update(self.oracle.score([smi], self.batches))
         if any(c is not None and c not in scored for c in canon):
             raise BudgetSpent
         # a failed score (NaN) is 0 for the GA, as in PMO; the log keeps it as a failure
@@ -131,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-generations", type=int, default=1_000_000,
                         help="a cap; the budget normally ends the run first")
     parser.add_argument("--max-cpu-s", type=float, default=None,
-                        help="stop before the next generation once the run has used this many CPU seconds "
+                        help="stop before the next new molecule once the run has used this many CPU seconds "
                              "(default: no cap)")
     args = parser.parse_args(argv)
     try:

@@ -9,6 +9,10 @@ atom maps, the same outcome filters), the outcome whose reactants are the record
 ``reaction_problem`` reads it. One row per step: ``accepted``, ``refused`` (with the reason), or ``not
 proposed`` (no template of that name writes those reactants for that product any more). A change to the checks
 shows as a diff of this CSV, step by step; it takes seconds, where searching the sets again takes hours.
+
+``--every-template OUT`` also writes, for each distinct recorded product, every outcome of every template with
+the verdict the checks give it (thousands of proposals, most of them refused): a wider net for a refactor of
+the checks, which should leave that file unchanged too (a minute or two; not committed).
 """
 
 from __future__ import annotations
@@ -137,12 +141,53 @@ def replay(template_name: str, reaction: str) -> tuple[str, str, str]:
     return refusal or ("not proposed", "", "no template of this name writes these reactants for this product")
 
 
+def every_template(products: list[str], out: Path) -> int:
+    """Every template's outcomes for each product, each with its verdict (``--every-template``); rows written."""
+    from rdchiral.initialization import rdchiralReaction, rdchiralReactants
+    from rdchiral.main import rdchiralRun
+
+    compiled = []
+    for template in load_templates(None).templates:
+        with contextlib.suppress(Exception):
+            compiled.append((template, rdchiralReaction(template.retro_smarts)))
+    rows = 0
+    with out.open("w", newline="") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(("product", "template_index", "template", "reactants", "reason"))
+        for product in products:
+            try:
+                target = rdchiralReactants(product)
+            except Exception:
+                continue
+            for template, rxn in compiled:
+                try:
+                    with contextlib.redirect_stdout(io.StringIO()):
+                        found = rdchiralRun(rxn, target, combine_enantiomers=False, return_mapped=True)
+                except Exception:
+                    continue
+                if not found:
+                    continue
+                outcomes, mapped = found
+                for smiles in sorted(outcomes):
+                    proposal = _proposal(target.reactants, mapped.get(smiles))
+                    if proposal is None:
+                        continue
+                    reason = reaction_problem(template.name, template.reaction_class, template.amide_coupling,
+                                              template.forward_smirks, proposal)
+                    writer.writerow((product, template.index, template.name, smiles, reason or ""))
+                    rows += 1
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=HERE / "step_verdicts.csv")
+    parser.add_argument("--every-template", type=Path, metavar="OUT",
+                        help="also write every template's outcomes for each recorded product, with verdicts")
     args = parser.parse_args()
     RDLogger.DisableLog("rdApp.*")
     counts: dict[str, int] = {}
+    products: dict[str, None] = {}  # distinct recorded products, in file order
     with args.out.open("w", newline="") as handle:
         writer = csv.writer(handle, lineterminator="\n")
         writer.writerow(COLUMNS)
@@ -151,9 +196,13 @@ def main() -> None:
                 for step in recorded_steps(HERE / set_name, set_name, file_name):
                     verdict, index, reason = replay(step.template, step.reaction)
                     counts[verdict] = counts.get(verdict, 0) + 1
+                    products.setdefault(step.reaction.split(">>")[1])
                     writer.writerow((step.set, step.file, step.section, step.molecule, step.step, step.template,
                                      step.reaction, verdict, index, reason))
     print(f"{sum(counts.values())} steps ({', '.join(f'{n} {v}' for v, n in sorted(counts.items()))}) -> {args.out}")
+    if args.every_template:
+        rows = every_template(list(products), args.every_template)
+        print(f"{rows} outcomes of every template for {len(products)} products -> {args.every_template}")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from pathlib import Path
 from rdkit import Chem, RDLogger
 
 from mara_chem.scoring.retro.model import _as_molecules, _proposal
-from mara_chem.scoring.retro.sanity import reaction_problem
+from mara_chem.scoring.retro.checks import reaction_problem
 from mara_chem.scoring.retro.templates import RetroTemplate, load_templates
 
 HERE = Path(__file__).resolve().parent

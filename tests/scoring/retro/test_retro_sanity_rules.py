@@ -10,7 +10,7 @@ from rdkit import Chem
 
 pytest.importorskip("rdchiral")
 
-from mara_chem.scoring.retro.sanity import isolable_problem  # noqa: E402
+from mara_chem.scoring.retro.checks import isolable_problem  # noqa: E402
 from mara_chem.scoring.retro.templates import TemplateSet, load_templates  # noqa: E402
 
 AMIDE = "Carboxylic acid with primary amine to amide"
@@ -33,7 +33,7 @@ def verdicts(name: str, product: str) -> dict[str, str | None]:
     from rdchiral.main import rdchiralRun
 
     from mara_chem.scoring.retro.model import _proposal
-    from mara_chem.scoring.retro.sanity import reaction_problem
+    from mara_chem.scoring.retro.checks import reaction_problem
 
     target = rdchiralReactants(product)
     out: dict[str, str | None] = {}
@@ -134,7 +134,7 @@ def test_the_dimethyl_sulfate_o_methylation_shares_the_table():
     """O-methylation with dimethyl sulfate reads the same table: 4-hydroxyphenylacetic acid's phenol beside
     its acid is refused, the methyl ester's phenol passes (hand-mapped: rxn-insight's own DMS template does
     not run under rdchiral)."""
-    from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+    from mara_chem.scoring.retro.checks import Proposal, reaction_problem
 
     dms = "[OH:1].[CH3:20]OS(=O)(=O)OC>>[CH3:20][O:1]"
     product = "[CH3:20][O:1][c:2]1[cH:3][cH:4][c:5]([CH2:6][C:7](=[O:8]){o})[cH:10][cH:11]1"
@@ -236,7 +236,7 @@ def test_a_suzuki_coupling_of_a_2_pyridylboronic_acid_is_refused():
     """2-Phenylpyridine from 2-pyridylboronic acid (it protodeboronates) is refused; from 2-bromopyridine and
     phenylboronic acid, and 3-phenylpyridine from 3-pyridylboronic acid, it passes; a 2-pyridyl trifluoroborate
     (slow release, hand-mapped: no template of the set takes one) passes too."""
-    from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+    from mara_chem.scoring.retro.checks import Proposal, reaction_problem
 
     name = "Suzuki coupling with boronic acids"
     refused = verdict(name, "c1ccc(-c2ccccn2)cc1", "OB(O)c1ccccn1.Brc1ccccc1")
@@ -254,7 +254,7 @@ def test_sold_beta_keto_acids_are_isolable_and_others_are_not():
     """Acetonedicarboxylic and oxaloacetic acid are sold and kept: building blocks, and reactants of a step
     (with the proposal's atom maps); acetoacetic acid, benzoylacetic acid and the half-ester the search would
     make from acetonedicarboxylic acid still decarboxylate."""
-    from mara_chem.scoring.retro.sanity import building_block_problem
+    from mara_chem.scoring.retro.checks import building_block_problem
 
     for smiles in ("OC(=O)CC(=O)CC(=O)O", "OC(=O)CC(=O)C(=O)O"):
         assert building_block_problem(Chem.MolFromSmiles(smiles)) is None, smiles
@@ -291,7 +291,7 @@ def test_a_coupling_of_a_2_azolyl_boronic_acid_is_refused():
     """Albendazole's carbamate N-arylated by the benzimidazol-2-ylboronic acid (boron between the two ring N) and
     2-phenylthiazole from thiazol-2-ylboronic acid protodeboronate before they couple; the benzimidazol-5-yl
     isomer, thiazol-5-ylboronic acid and the thiazol-2-yl trifluoroborate (hand-mapped, slow release) pass."""
-    from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+    from mara_chem.scoring.retro.checks import Proposal, reaction_problem
 
     albendazole = verdict("Chan-Lam amine", "CCCSc1ccc2nc(NC(=O)OC)[nH]c2c1",
                           "CCCSc1ccc2nc(B(O)O)[nH]c2c1.COC(N)=O")

@@ -308,3 +308,51 @@ def test_a_coupling_of_a_2_azolyl_boronic_acid_is_refused():
     refused = problem("B(O)O", "[c:1]B(O)O.[c:2]Br>>[c:1]-[c:2]")
     assert refused is not None and "2-azolyl" in refused
     assert problem("[B-](F)(F)F", "[c:1][B-](F)(F)F.[c:2]Br>>[c:1]-[c:2]") is None
+
+
+def test_an_acylation_at_one_of_two_acyl_halides_is_refused():
+    """A diacid dichloride mono-amidated with methylamine: the amine takes both chlorides, so the half-amide acyl
+    chloride is a mixture, not a product; the same amide from the methyl ester acid chloride passes."""
+    name = "Acyl chloride with primary amine to amide (Schotten-Baumann)"
+    diacid = verdict(name, "CNC(=O)c1cccc(C(=O)Cl)c1", "CN.O=C(Cl)c1cccc(C(=O)Cl)c1")
+    assert diacid is not None and "two acyl halides" in diacid
+    assert verdict(name, "CNC(=O)c1cccc(C(=O)OC)c1", "CN.COC(=O)c1cccc(C(=O)Cl)c1") is None
+
+
+def test_an_amide_reduction_beside_what_the_hydride_takes_first_is_refused():
+    """Rivastigmine's N-acetyl carbamate 'reduced' to the N-ethyl carbamate: the hydride cleaves the activated
+    (imide-like) C-N bond instead; a ketone or a free acid beside the amide is reduced first. N-methylacetanilide
+    on the same aryl ring and an amide beside a methyl ester (borane leaves the ester) pass."""
+    name = "Reduction of tertiary amides to amines"
+    rivastigmine = verdict(name, "CCN(C)C(=O)Oc1cccc([C@H](C)N(C)C)c1",
+                           "CC(=O)N(C)C(=O)Oc1cccc([C@H](C)N(C)C)c1")
+    assert rivastigmine is not None and "N-acyl carbamate" in rivastigmine
+    assert verdict(name, "CCN(C)c1cccc([C@H](C)N(C)C)c1", "CC(=O)N(C)c1cccc([C@H](C)N(C)C)c1") is None
+    ketone = verdict(name, "CCN(C)Cc1ccc(C(C)=O)cc1", "CC(=O)c1ccc(CN(C)C(C)=O)cc1")
+    assert ketone is not None and "ketone" in ketone
+    acid = verdict(name, "CCN(C)Cc1ccc(C(=O)O)cc1", "CC(=O)N(C)Cc1ccc(C(=O)O)cc1")
+    assert acid is not None and "carboxylic acid" in acid
+    assert verdict(name, "CCN(C)Cc1ccc(C(=O)OC)cc1", "COC(=O)c1ccc(CN(C)C(C)=O)cc1") is None
+
+
+def test_a_saponification_beside_an_n_acyl_indole_is_refused():
+    """Indomethacin's methyl ester saponified to the acid: hydroxide cleaves the N-(4-chlorobenzoyl)indole as
+    well (the published route removes a tert-butyl ester with acid); the N-(4-chlorobenzyl)indole ester and a
+    xanthine's ester (its ring carbonyls belong to the aromatic system, no N-acyl azole) pass."""
+    name = "Ester saponification (methyl deprotection)"
+    indomethacin = verdict(name, "COc1ccc2c(c1)c(CC(=O)O)c(C)n2C(=O)c1ccc(Cl)cc1",
+                           "COC(=O)Cc1c(C)n(C(=O)c2ccc(Cl)cc2)c2ccc(OC)cc12")
+    assert indomethacin is not None and "N-acyl azole" in indomethacin
+    assert verdict(name, "COc1ccc2c(c1)c(CC(=O)O)c(C)n2Cc1ccc(Cl)cc1",
+                   "COC(=O)Cc1c(C)n(Cc2ccc(Cl)cc2)c2ccc(OC)cc12") is None
+    assert verdict(name, "Cn1c(=O)c2c(ncn2CC(=O)O)n(C)c1=O", "COC(=O)Cn1cnc2c1c(=O)n(C)c(=O)n2C") is None
+
+
+def test_a_minisci_alkylation_beside_an_alkene_is_refused():
+    """Pioglitazone's 2-cyano-5-vinylpyridine alkylated at the cyanide's place by the aryloxyethyl radical: the
+    radical adds to the vinyl group, which polymerises; the 5-ethyl twin passes (the cyanide fixes the site)."""
+    name = "Minisci (ortho-cyanide)"
+    acid = "O=C(O)CCOc1ccc(CC2SC(=O)NC2=O)cc1"
+    vinyl = verdict(name, "C=Cc1ccc(CCOc2ccc(CC3SC(=O)NC3=O)cc2)nc1", f"C=Cc1ccc(C#N)nc1.{acid}")
+    assert vinyl is not None and "alkene" in vinyl
+    assert verdict(name, "CCc1ccc(CCOc2ccc(CC3SC(=O)NC3=O)cc2)nc1", f"CCc1ccc(C#N)nc1.{acid}") is None

@@ -7,12 +7,13 @@ checks is a module of its own, and its docstring says what it refuses:
 
 - ``template_fit``: the template's own reactant side read back, at least half of the product's atoms supplied,
   rings closed only by ring-forming templates, side reactions (protodeboronation) taken for no step;
-- ``acylation``: amide couplings, esterifications, Friedel-Crafts acylations;
+- ``acylation``: amide couplings, esterifications, Friedel-Crafts acylations, one of two acyl halides;
 - ``alkylation``: alkylations and SN2 steps (hindered carbons, weak N nucleophiles, Mitsunobu, stereocentres
   at the carbon attacked, diazonium and alcohol-to-halide swaps);
 - ``couplings``: Suzuki, Stille, Hiyama, Negishi, Kumada, Heck, Sonogashira, Buchwald-Hartwig, Ullmann,
   Chan-Lam and Goldberg couplings at the bond they form; ``boron``: boronic acids that protodeboronate;
-- ``tolerance``: per-class tolerance tables (O-alkylation, haloform oxidation, Chan-Lam O-arylation);
+- ``tolerance``: per-class tolerance tables (O-alkylation, haloform oxidation, Chan-Lam O-arylation, amide
+  reduction, ester saponification, Minisci alkylation);
 - ``radicals``: Minisci sites; ``carbonyls``: reductive aminations, aldehyde and ketone templates, Michael
   acceptors; ``organometals``: organometal reagents and ortho metalations; ``interconversions``: C-H
   halogenation reagents, nitrile templates;

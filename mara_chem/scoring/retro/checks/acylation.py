@@ -2,13 +2,14 @@
 anhydride or ester: not a carbonic half-ester or chloroformate) and an amine N-H at the new C-N bond, and no
 N-acylation takes a donor that carries a free aliphatic amine (an unprotected amino acid couples with itself);
 **esterifications** the acyl donor's carbon, or a carboxylic acid's O-H (Mitsunobu), at the new C-O bond;
-**Friedel-Crafts acylations** a carboxylic acyl donor."""
+**Friedel-Crafts acylations** a carboxylic acyl donor; no acylation at an acyl halide or haloformate whose
+molecule carries a second one (the nucleophile takes both)."""
 
 from __future__ import annotations
 
-from mara_chem.scoring.retro.checks.chem import (ACYL_DONOR, ALIPHATIC_AMINE_NH, AMINE_NH, CARBOXYLIC_OH, matches_at,
-                                                  pattern)
-from mara_chem.scoring.retro.checks.proposal import Proposal
+from mara_chem.scoring.retro.checks.chem import (ACYL_DONOR, ALIPHATIC_AMINE_NH, AMINE_NH, CARBOXYLIC_OH, carries,
+                                                  matches_at, pattern)
+from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate
 
 #: ester-forming templates whose acyl partner is a carboxylic acid or its derivative (lower-case names)
 CARBOXYLIC_ESTERIFICATIONS = frozenset({
@@ -68,4 +69,26 @@ def acyl_donor_amine_problem(proposal: Proposal) -> str | None:
             donor = proposal.reactants[c[0]]
             if matches_at(donor, ACYL_DONOR, c[1]) and donor.HasSubstructMatch(pattern(ALIPHATIC_AMINE_NH)):
                 return "amide coupling of an acyl donor that carries a free aliphatic amine (protect it first)"
+    return None
+
+
+#: an acyl halide, haloformate or carbamoyl halide (first atom: the carbonyl carbon)
+_ACYL_HALIDE = "[CX3](=O)[Cl,Br,I]"
+
+
+def second_acyl_halide_problem(proposal: Proposal) -> str | None:
+    """Any acylation (whatever the template calls itself) at an acyl halide or haloformate carbon whose molecule
+    carries a second acyl halide or haloformate: the nucleophile acylates at both, the two halides cannot be told
+    apart well enough to leave one for a later step (a diol carrying a chloroformate and a bromoformate, one of
+    them "coupled" with Boc-isopropylamine for carisoprodol; a diacid dichloride mono-amidated). Phosgene's two
+    chlorides sit on one carbon and pass."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if atom.GetSymbol() != "C" or not halide_or_sulfonate(proposal, c):
+                continue
+            mol = proposal.reactants[c[0]]
+            if matches_at(mol, _ACYL_HALIDE, c[1]) and carries(mol, _ACYL_HALIDE, c[1]):
+                return ("an acylation at one of two acyl halides or haloformates in one molecule (the nucleophile "
+                        "takes both: a mixture)")
     return None

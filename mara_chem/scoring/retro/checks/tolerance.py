@@ -2,7 +2,10 @@
 beside the one it reacts at. **O-alkylations** (Williamson, O-methylation) no more acidic X-H beside their O-H (a
 free acid, a tetrazole, an imide, a pyrimidinone N-H; a phenol or sulfonamide beside an aliphatic alcohol) and no
 electrophile that closes a lactone on itself; **ketone-to-acid oxidations** (haloform) no boronic acid or ester on
-the substrate; **Chan-Lam O-arylations** no free carboxylic acid in either partner."""
+the substrate; **Chan-Lam O-arylations** no free carboxylic acid in either partner; **amide reductions** no imide
+or N-acyl carbamate (the hydride cleaves it), aldehyde, ketone or free acid on the substrate; **ester
+saponifications** no N-acyl azole on the substrate (hydroxide cleaves it too); **Minisci alkylations** no alkene
+in either partner (the radical adds to it)."""
 
 from __future__ import annotations
 
@@ -37,7 +40,9 @@ class Intolerance:
     with ``where="partner atom"`` the atom the substrate bonds to), why in a few words, the substrate kinds it
     outcompetes or is destroyed beside (``alcohol``: an O-H on an sp3 carbon, ``phenol``: on an aryl or vinyl
     carbon or a heteroatom, ``acid``: on a carbonyl or sulfonyl, ``amine``: an N-H, ``ketone``: a carbonyl
-    carbon that loses a carbon), and where it is looked for (``WHERES``)."""
+    carbon that loses a carbon, ``amide``: an amide carbonyl carbon a hydride reduces, ``ester``: an ester oxygen
+    that loses its alkyl, ``heteroarene``: the ring carbon a radical attacks), and where it is looked for
+    (``WHERES``)."""
 
     smarts: str
     reason: str
@@ -101,6 +106,41 @@ CHAN_LAM_TOLERANCE: tuple[Intolerance, ...] = (
 )
 
 
+#: what the hydride reduction of an amide to its amine (LiAlH4, borane) does not tolerate on its substrate: a
+#: second acyl group on the amide's nitrogen, or an imide or N-acyl carbamate elsewhere, whose activated C-N bond
+#: the hydride cleaves instead (the way LiBH4 frees an Evans auxiliary: rivastigmine's N-acetyl carbamate
+#: "reduced" to the N-ethyl carbamate), and an aldehyde, ketone or free acid, which both hydrides reduce before an
+#: amide. A carbamate or ester elsewhere is left alone: borane reduces an amide beside a Boc group or an ester.
+AMIDE_REDUCTION_TOLERANCE: tuple[Intolerance, ...] = (
+    Intolerance("[NX3]([CX3]=O)[CX3]=O",
+                "an imide or N-acyl carbamate or urea (the hydride cleaves its activated C-N bond instead)",
+                frozenset({"amide"})),
+    Intolerance("[CX3;$([CX3H1][#6]),$([CX3]([#6])[#6])]=O", "an aldehyde or ketone (reduced before the amide)",
+                frozenset({"amide"})),
+    Intolerance(CARBOXYLIC_OH, "a free carboxylic acid (borane and LiAlH4 reduce it before the amide)",
+                frozenset({"amide"})),
+)
+
+#: what an ester saponification (hydroxide or alkoxide) does not tolerate on its substrate: an N-acyl azole (an
+#: N-aroyl indole, an N-acyl pyrrole, imidazole or pyrazole, an N-Boc indole): the azole anion is a good leaving
+#: group, so hydroxide cleaves that amide as fast as the ester (indomethacin's N-(4-chlorobenzoyl)indole, which
+#: is why its published route uses a tert-butyl ester and removes it with acid). A carbonyl RDKit writes aromatic
+#: (a xanthine's, a benzimidazolone's) belongs to the ring system and is no such amide.
+SAPONIFICATION_TOLERANCE: tuple[Intolerance, ...] = (
+    Intolerance("[CX3](=O)[nX3;r5]",
+                "an N-acyl azole (an N-acyl indole, pyrrole or imidazole: hydroxide cleaves it with the ester)",
+                frozenset({"ester"})),
+)
+
+#: what a Minisci alkylation (a nucleophilic alkyl radical from an acid or halide) does not tolerate in either
+#: partner: an alkene, which the radical adds to (a Giese addition) and which, as a vinyl arene, polymerises
+#: under the radical conditions (pioglitazone's 2-cyano-5-vinylpyridine)
+MINISCI_TOLERANCE: tuple[Intolerance, ...] = (
+    Intolerance("[CX3]=[CX3]", "an alkene (the alkyl radical adds to it; a vinyl arene polymerises)",
+                frozenset({"heteroarene"}), where="either"),
+)
+
+
 def _o_nucleophile_kind(atom: Chem.Atom) -> str:
     """``acid``, ``alcohol`` or ``phenol`` (see ``Intolerance``) for an O-H oxygen."""
     heavy = [nb for nb in atom.GetNeighbors() if nb.GetAtomicNum() > 1]
@@ -141,6 +181,32 @@ def _chan_lam_sites(proposal: Proposal) -> Iterator[Site]:
             yield Site(x, c, _o_nucleophile_kind(atom) if atom.GetSymbol() == "O" else "amine")
 
 
+def _amide_reduction_sites(proposal: Proposal) -> Iterator[Site]:
+    """Each amide carbonyl carbon at the centre that loses its oxygen (C(=O)N reduced to CH2N)."""
+    for end in sorted(proposal.centre):
+        atom = proposal.atom(end)
+        if carbonyl(atom) and any(nb.GetSymbol() == "N" for nb in atom.GetNeighbors()) \
+                and any(nb.GetSymbol() == "O" for nb in proposal.leaving(end)):
+            yield Site(end, None, "amide")
+
+
+def _saponification_sites(proposal: Proposal) -> Iterator[Site]:
+    """Each ester oxygen at the centre that loses its alkyl carbon (the ester O of a C(=O)O-R hydrolysed)."""
+    for end in sorted(proposal.centre):
+        atom = proposal.atom(end)
+        if atom.GetSymbol() == "O" and any(nb.GetSymbol() == "C" for nb in proposal.leaving(end)) \
+                and any(carbonyl(nb) for nb in atom.GetNeighbors()):
+            yield Site(end, None, "ester")
+
+
+def _minisci_sites(proposal: Proposal) -> Iterator[Site]:
+    """Each new bond from an aromatic ring carbon to the radical's carbon: the ring carbon is the substrate."""
+    for a, b in proposal.formed_bonds:
+        for c, r in ((a, b), (b, a)):
+            if proposal.atom(c).GetSymbol() == "C" and proposal.atom(c).GetIsAromatic() and c[0] != r[0]:
+                yield Site(c, r, "heteroarene")
+
+
 #: reaction classes (lowered template-name prefixes) -> their tolerance table; a class with a table is one row
 #: here, walked by ``tolerance_problem``
 TOLERANCE: dict[tuple[str, ...], Tolerance] = {
@@ -151,6 +217,14 @@ TOLERANCE: dict[tuple[str, ...], Tolerance] = {
                   KETONE_OXIDATION_TOLERANCE),
     ("chan-lam", "chan lam"):
         Tolerance("a Chan-Lam coupling", ("nucleophile", "aryl boron partner"), _chan_lam_sites, CHAN_LAM_TOLERANCE),
+    ("reduction of primary amides", "reduction of secondary amides", "reduction of tertiary amides"):
+        Tolerance("an amide reduction to the amine", ("substrate", "substrate"), _amide_reduction_sites,
+                  AMIDE_REDUCTION_TOLERANCE),
+    ("ester saponification",):
+        Tolerance("an ester saponification", ("substrate", "substrate"), _saponification_sites,
+                  SAPONIFICATION_TOLERANCE),
+    ("minisci",):
+        Tolerance("a Minisci alkylation", ("heteroarene", "radical precursor"), _minisci_sites, MINISCI_TOLERANCE),
 }
 
 

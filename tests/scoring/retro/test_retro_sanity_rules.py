@@ -356,3 +356,17 @@ def test_a_minisci_alkylation_beside_an_alkene_is_refused():
     vinyl = verdict(name, "C=Cc1ccc(CCOc2ccc(CC3SC(=O)NC3=O)cc2)nc1", f"C=Cc1ccc(C#N)nc1.{acid}")
     assert vinyl is not None and "alkene" in vinyl
     assert verdict(name, "CCc1ccc(CCOc2ccc(CC3SC(=O)NC3=O)cc2)nc1", f"CCc1ccc(C#N)nc1.{acid}") is None
+
+
+def test_a_nitrile_hydrolysis_beside_an_n_acyl_indole_is_refused():
+    """Indomethacin's nitrile hydrated by basic hydrogen peroxide, or hydrolysed to the acid: hydroperoxide and
+    hydroxide cleave the N-aroyl indole as they do beside an ester; the N-benzyl indole nitrile passes."""
+    peroxide = "Nitrile and hydrogen peroxide to amide"
+    aroyl = verdict(peroxide, "COc1ccc2c(c1)c(CC(N)=O)c(C)n2C(=O)c1ccc(N)cc1",
+                    "COc1ccc2c(c1)c(CC#N)c(C)n2C(=O)c1ccc(N)cc1.OO")
+    assert aroyl is not None and "N-acyl azole" in aroyl
+    assert verdict(peroxide, "COc1ccc2c(c1)c(CC(N)=O)c(C)n2Cc1ccc(N)cc1",
+                   "COc1ccc2c(c1)c(CC#N)c(C)n2Cc1ccc(N)cc1.OO") is None
+    acid = verdict("Oxidation of nitrile to carboxylic acid", "COc1ccc2c(c1)c(CC(=O)O)c(C)n2C(=O)c1ccc(Cl)cc1",
+                   "COc1ccc2c(c1)c(CC#N)c(C)n2C(=O)c1ccc(Cl)cc1")
+    assert acid is not None and "N-acyl azole" in acid

@@ -4,8 +4,8 @@ free acid, a tetrazole, an imide, a pyrimidinone N-H; a phenol or sulfonamide be
 electrophile that closes a lactone on itself; **ketone-to-acid oxidations** (haloform) no boronic acid or ester on
 the substrate; **Chan-Lam O-arylations** no free carboxylic acid in either partner; **amide reductions** no imide
 or N-acyl carbamate (the hydride cleaves it), aldehyde, ketone or free acid on the substrate; **ester
-saponifications** no N-acyl azole on the substrate (hydroxide cleaves it too); **Minisci alkylations** no alkene
-in either partner (the radical adds to it)."""
+saponifications** and **nitrile hydrations or hydrolyses** no N-acyl azole on the substrate (hydroxide cleaves it
+too); **Minisci alkylations** no alkene in either partner (the radical adds to it)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ class Intolerance:
     outcompetes or is destroyed beside (``alcohol``: an O-H on an sp3 carbon, ``phenol``: on an aryl or vinyl
     carbon or a heteroatom, ``acid``: on a carbonyl or sulfonyl, ``amine``: an N-H, ``ketone``: a carbonyl
     carbon that loses a carbon, ``amide``: an amide carbonyl carbon a hydride reduces, ``ester``: an ester oxygen
-    that loses its alkyl, ``heteroarene``: the ring carbon a radical attacks), and where it is looked for
+    that loses its alkyl, ``nitrile``: a nitrile carbon hydrated or hydrolysed, ``heteroarene``: the ring carbon a radical attacks), and where it is looked for
     (``WHERES``)."""
 
     smarts: str
@@ -121,15 +121,17 @@ AMIDE_REDUCTION_TOLERANCE: tuple[Intolerance, ...] = (
                 frozenset({"amide"})),
 )
 
-#: what an ester saponification (hydroxide or alkoxide) does not tolerate on its substrate: an N-acyl azole (an
-#: N-aroyl indole, an N-acyl pyrrole, imidazole or pyrazole, an N-Boc indole): the azole anion is a good leaving
-#: group, so hydroxide cleaves that amide as fast as the ester (indomethacin's N-(4-chlorobenzoyl)indole, which
-#: is why its published route uses a tert-butyl ester and removes it with acid). A carbonyl RDKit writes aromatic
-#: (a xanthine's, a benzimidazolone's) belongs to the ring system and is no such amide.
-SAPONIFICATION_TOLERANCE: tuple[Intolerance, ...] = (
+#: what a hydrolysis under base (an ester saponification, a nitrile hydrated by basic hydrogen peroxide or
+#: hydrolysed to its acid) does not tolerate on its substrate: an N-acyl azole (an N-aroyl indole, an N-acyl
+#: pyrrole, imidazole or pyrazole, an N-Boc indole): the azole anion is a good leaving group, so hydroxide or
+#: hydroperoxide cleaves that amide as fast as the ester or nitrile reacts (indomethacin's
+#: N-(4-chlorobenzoyl)indole, which is why its published route uses a tert-butyl ester and removes it with acid).
+#: A carbonyl RDKit writes aromatic (a xanthine's, a benzimidazolone's) belongs to the ring system and is no such
+#: amide.
+BASIC_HYDROLYSIS_TOLERANCE: tuple[Intolerance, ...] = (
     Intolerance("[CX3](=O)[nX3;r5]",
-                "an N-acyl azole (an N-acyl indole, pyrrole or imidazole: hydroxide cleaves it with the ester)",
-                frozenset({"ester"})),
+                "an N-acyl azole (an N-acyl indole, pyrrole or imidazole: hydroxide cleaves it too)",
+                frozenset({"ester", "nitrile"})),
 )
 
 #: what a Minisci alkylation (a nucleophilic alkyl radical from an acid or halide) does not tolerate in either
@@ -199,6 +201,15 @@ def _saponification_sites(proposal: Proposal) -> Iterator[Site]:
             yield Site(end, None, "ester")
 
 
+def _nitrile_sites(proposal: Proposal) -> Iterator[Site]:
+    """Each nitrile carbon at the centre (hydrated to the amide or hydrolysed to the acid)."""
+    for end in sorted(proposal.centre):
+        atom = proposal.atom(end)
+        if atom.GetSymbol() == "C" and any(b.GetBondType() == Chem.BondType.TRIPLE
+                                           and b.GetOtherAtom(atom).GetSymbol() == "N" for b in atom.GetBonds()):
+            yield Site(end, None, "nitrile")
+
+
 def _minisci_sites(proposal: Proposal) -> Iterator[Site]:
     """Each new bond from an aromatic ring carbon to the radical's carbon: the ring carbon is the substrate."""
     for a, b in proposal.formed_bonds:
@@ -222,7 +233,10 @@ TOLERANCE: dict[tuple[str, ...], Tolerance] = {
                   AMIDE_REDUCTION_TOLERANCE),
     ("ester saponification",):
         Tolerance("an ester saponification", ("substrate", "substrate"), _saponification_sites,
-                  SAPONIFICATION_TOLERANCE),
+                  BASIC_HYDROLYSIS_TOLERANCE),
+    ("nitrile and hydrogen peroxide to amide", "oxidation of nitrile to carboxylic acid"):
+        Tolerance("a nitrile hydration or hydrolysis", ("substrate", "substrate"), _nitrile_sites,
+                  BASIC_HYDROLYSIS_TOLERANCE),
     ("minisci",):
         Tolerance("a Minisci alkylation", ("heteroarene", "radical precursor"), _minisci_sites, MINISCI_TOLERANCE),
 }

@@ -41,8 +41,8 @@ class Intolerance:
     outcompetes or is destroyed beside (``alcohol``: an O-H on an sp3 carbon, ``phenol``: on an aryl or vinyl
     carbon or a heteroatom, ``acid``: on a carbonyl or sulfonyl, ``amine``: an N-H, ``ketone``: a carbonyl
     carbon that loses a carbon, ``amide``: an amide carbonyl carbon a hydride reduces, ``ester``: an ester oxygen
-    that loses its alkyl, ``nitrile``: a nitrile carbon hydrated or hydrolysed, ``heteroarene``: the ring carbon a radical attacks), and where it is looked for
-    (``WHERES``)."""
+    that loses its alkyl, ``nitrile``: a nitrile carbon hydrated or hydrolysed, ``heteroarene``: the ring carbon
+    a radical attacks), and where it is looked for (``WHERES``)."""
 
     smarts: str
     reason: str
@@ -90,12 +90,27 @@ O_ALKYLATION_TOLERANCE: tuple[Intolerance, ...] = (
                 "a free acid four or five bonds from the carbon it attacks (it closes a gamma- or delta-lactone)",
                 _ANY_O_NUCLEOPHILE, where="partner atom"),
 )
+#: what a reaction in aqueous base (an ester saponification, a nitrile hydrated by basic hydrogen peroxide or
+#: hydrolysed to its acid, a haloform oxidation) does not tolerate on its substrate: an N-acyl azole (an N-aroyl
+#: indole, an N-acyl pyrrole, imidazole or pyrazole, an N-Boc indole): the azole anion is a good leaving group, so
+#: hydroxide or hydroperoxide cleaves that amide as fast as the ester, nitrile or ketone reacts (indomethacin's
+#: N-(4-chlorobenzoyl)indole, which is why its published route uses a tert-butyl ester and removes it with acid).
+#: A carbonyl RDKit writes aromatic (a xanthine's, a benzimidazolone's) belongs to the ring system and is no such
+#: amide.
+_N_ACYL_AZOLE = Intolerance("[CX3](=O)[nX3;r5]",
+                             "an N-acyl azole (an N-acyl indole, pyrrole or imidazole: hydroxide cleaves it too)",
+                             frozenset({"ester", "nitrile", "ketone"}))
+BASIC_HYDROLYSIS_TOLERANCE: tuple[Intolerance, ...] = (_N_ACYL_AZOLE,)
+
 #: what the oxidation of a ketone to its acid (the haloform reaction: NaOCl or NaOBr, or permanganate) does not
 #: tolerate on its substrate: a boronic acid or ester, which the oxidant turns into a phenol or alcohol before
-#: the methyl ketone is cleaved (indomethacin's, febuxostat's and teriflunomide's rerouted boronic ketones)
+#: the methyl ketone is cleaved (indomethacin's, febuxostat's and teriflunomide's rerouted boronic ketones), and
+#: the N-acyl azole the aqueous base cleaves (``BASIC_HYDROLYSIS_TOLERANCE``)
 KETONE_OXIDATION_TOLERANCE: tuple[Intolerance, ...] = (
     Intolerance("B[#6]", "a boronic acid or ester (the oxidant turns C-B into C-OH first)", frozenset({"ketone"})),
+    _N_ACYL_AZOLE,
 )
+
 #: what a Chan-Lam O-arylation (an aryl boronic acid, copper(II), air) does not tolerate in either partner: a
 #: free carboxylic acid, a better O-nucleophile at copper than an alcohol or phenol, is arylated to the aryl
 #: ester (indomethacin's and febuxostat's boronic acids "etherified" beside their acid). N-arylations are left
@@ -119,19 +134,6 @@ AMIDE_REDUCTION_TOLERANCE: tuple[Intolerance, ...] = (
                 frozenset({"amide"})),
     Intolerance(CARBOXYLIC_OH, "a free carboxylic acid (borane and LiAlH4 reduce it before the amide)",
                 frozenset({"amide"})),
-)
-
-#: what a hydrolysis under base (an ester saponification, a nitrile hydrated by basic hydrogen peroxide or
-#: hydrolysed to its acid) does not tolerate on its substrate: an N-acyl azole (an N-aroyl indole, an N-acyl
-#: pyrrole, imidazole or pyrazole, an N-Boc indole): the azole anion is a good leaving group, so hydroxide or
-#: hydroperoxide cleaves that amide as fast as the ester or nitrile reacts (indomethacin's
-#: N-(4-chlorobenzoyl)indole, which is why its published route uses a tert-butyl ester and removes it with acid).
-#: A carbonyl RDKit writes aromatic (a xanthine's, a benzimidazolone's) belongs to the ring system and is no such
-#: amide.
-BASIC_HYDROLYSIS_TOLERANCE: tuple[Intolerance, ...] = (
-    Intolerance("[CX3](=O)[nX3;r5]",
-                "an N-acyl azole (an N-acyl indole, pyrrole or imidazole: hydroxide cleaves it too)",
-                frozenset({"ester", "nitrile"})),
 )
 
 #: what a Minisci alkylation (a nucleophilic alkyl radical from an acid or halide) does not tolerate in either

@@ -358,10 +358,10 @@ def test_a_minisci_alkylation_beside_an_alkene_is_refused():
     assert verdict(name, "CCc1ccc(CCOc2ccc(CC3SC(=O)NC3=O)cc2)nc1", f"CCc1ccc(C#N)nc1.{acid}") is None
 
 
-def test_a_nitrile_hydrolysis_or_haloform_beside_an_n_acyl_indole_is_refused():
-    """Indomethacin's nitrile hydrated by basic hydrogen peroxide or hydrolysed to the acid, and its methyl ketone
-    cleaved by the haloform reaction: hydroperoxide and hydroxide cleave the N-aroyl indole as they do beside an
-    ester; the N-benzyl indole nitrile and ketone pass."""
+def test_a_hydrolysis_or_haloform_beside_an_n_acyl_indole_is_refused():
+    """Indomethacin's nitrile hydrated by basic hydrogen peroxide or hydrolysed to the acid, its methyl ketone
+    cleaved by the haloform reaction, its primary amide hydrolysed: hydroperoxide and hydroxide cleave the N-aroyl
+    indole as they do beside an ester; the N-benzyl indole nitrile, ketone and amide pass."""
     peroxide = "Nitrile and hydrogen peroxide to amide"
     aroyl = verdict(peroxide, "COc1ccc2c(c1)c(CC(N)=O)c(C)n2C(=O)c1ccc(N)cc1",
                     "COc1ccc2c(c1)c(CC#N)c(C)n2C(=O)c1ccc(N)cc1.OO")
@@ -376,3 +376,8 @@ def test_a_nitrile_hydrolysis_or_haloform_beside_an_n_acyl_indole_is_refused():
     assert haloform is not None and "N-acyl azole" in haloform
     assert verdict("Oxidation of ketone to carboxylic acid", "COc1ccc2c(c1)c(CC(=O)O)c(C)n2Cc1ccc(Cl)cc1",
                    "COc1ccc2c(c1)c(CC(C)=O)c(C)n2Cc1ccc(Cl)cc1") is None
+    amide = verdict("Oxidation of amide to carboxylic acid", "COc1ccc2c(c1)c(CC(=O)O)c(C)n2C(=O)c1ccc(Cl)cc1",
+                    "COc1ccc2c(c1)c(CC(N)=O)c(C)n2C(=O)c1ccc(Cl)cc1")
+    assert amide is not None and "N-acyl azole" in amide
+    assert verdict("Oxidation of amide to carboxylic acid", "COc1ccc2c(c1)c(CC(=O)O)c(C)n2Cc1ccc(Cl)cc1",
+                   "COc1ccc2c(c1)c(CC(N)=O)c(C)n2Cc1ccc(Cl)cc1") is None

@@ -4,8 +4,8 @@ free acid, a tetrazole, an imide, a pyrimidinone N-H; a phenol or sulfonamide be
 electrophile that closes a lactone on itself; **ketone-to-acid oxidations** (haloform) no boronic acid or ester on
 the substrate; **Chan-Lam O-arylations** no free carboxylic acid in either partner; **amide reductions** no imide
 or N-acyl carbamate (the hydride cleaves it), aldehyde, ketone or free acid on the substrate; **ester
-saponifications** and **nitrile hydrations or hydrolyses** no N-acyl azole on the substrate (hydroxide cleaves it
-too); **Minisci alkylations** no alkene in either partner (the radical adds to it)."""
+saponifications**, **nitrile and amide hydrolyses** and haloform oxidations no N-acyl azole on the substrate
+(hydroxide cleaves it too); **Minisci alkylations** no alkene in either partner (the radical adds to it)."""
 
 from __future__ import annotations
 
@@ -40,9 +40,9 @@ class Intolerance:
     with ``where="partner atom"`` the atom the substrate bonds to), why in a few words, the substrate kinds it
     outcompetes or is destroyed beside (``alcohol``: an O-H on an sp3 carbon, ``phenol``: on an aryl or vinyl
     carbon or a heteroatom, ``acid``: on a carbonyl or sulfonyl, ``amine``: an N-H, ``ketone``: a carbonyl
-    carbon that loses a carbon, ``amide``: an amide carbonyl carbon a hydride reduces, ``ester``: an ester oxygen
-    that loses its alkyl, ``nitrile``: a nitrile carbon hydrated or hydrolysed, ``heteroarene``: the ring carbon
-    a radical attacks), and where it is looked for (``WHERES``)."""
+    carbon that loses a carbon, ``amide``: an amide carbonyl carbon a hydride reduces or water hydrolyses,
+    ``ester``: an ester oxygen that loses its alkyl, ``nitrile``: a nitrile carbon hydrated or hydrolysed,
+    ``heteroarene``: the ring carbon a radical attacks), and where it is looked for (``WHERES``)."""
 
     smarts: str
     reason: str
@@ -90,16 +90,17 @@ O_ALKYLATION_TOLERANCE: tuple[Intolerance, ...] = (
                 "a free acid four or five bonds from the carbon it attacks (it closes a gamma- or delta-lactone)",
                 _ANY_O_NUCLEOPHILE, where="partner atom"),
 )
-#: what a reaction in aqueous base (an ester saponification, a nitrile hydrated by basic hydrogen peroxide or
-#: hydrolysed to its acid, a haloform oxidation) does not tolerate on its substrate: an N-acyl azole (an N-aroyl
-#: indole, an N-acyl pyrrole, imidazole or pyrazole, an N-Boc indole): the azole anion is a good leaving group, so
-#: hydroxide or hydroperoxide cleaves that amide as fast as the ester, nitrile or ketone reacts (indomethacin's
+#: what a hydrolysis or a reaction in aqueous base (an ester saponification, a nitrile hydrated by basic hydrogen
+#: peroxide or hydrolysed to its acid, an amide hydrolysed to its acid, a haloform oxidation) does not tolerate on
+#: its substrate: an N-acyl azole (an N-aroyl indole, an N-acyl pyrrole, imidazole or pyrazole, an N-Boc indole):
+#: the azole anion is a good leaving group, so hydroxide or hydroperoxide cleaves that amide as fast as the ester,
+#: nitrile or ketone reacts, and long before an ordinary amide hydrolyses (indomethacin's
 #: N-(4-chlorobenzoyl)indole, which is why its published route uses a tert-butyl ester and removes it with acid).
 #: A carbonyl RDKit writes aromatic (a xanthine's, a benzimidazolone's) belongs to the ring system and is no such
 #: amide.
 _N_ACYL_AZOLE = Intolerance("[CX3](=O)[nX3;r5]",
                              "an N-acyl azole (an N-acyl indole, pyrrole or imidazole: hydroxide cleaves it too)",
-                             frozenset({"ester", "nitrile", "ketone"}))
+                             frozenset({"ester", "nitrile", "ketone", "amide"}))
 BASIC_HYDROLYSIS_TOLERANCE: tuple[Intolerance, ...] = (_N_ACYL_AZOLE,)
 
 #: what the oxidation of a ketone to its acid (the haloform reaction: NaOCl or NaOBr, or permanganate) does not
@@ -203,6 +204,13 @@ def _saponification_sites(proposal: Proposal) -> Iterator[Site]:
             yield Site(end, None, "ester")
 
 
+def _amide_hydrolysis_sites(proposal: Proposal) -> Iterator[Site]:
+    """Each amide carbonyl carbon at the centre that loses its nitrogen (C(=O)N hydrolysed to C(=O)OH)."""
+    for end in sorted(proposal.centre):
+        if carbonyl(proposal.atom(end)) and any(nb.GetSymbol() == "N" for nb in proposal.leaving(end)):
+            yield Site(end, None, "amide")
+
+
 def _nitrile_sites(proposal: Proposal) -> Iterator[Site]:
     """Each nitrile carbon at the centre (hydrated to the amide or hydrolysed to the acid)."""
     for end in sorted(proposal.centre):
@@ -238,6 +246,9 @@ TOLERANCE: dict[tuple[str, ...], Tolerance] = {
                   BASIC_HYDROLYSIS_TOLERANCE),
     ("nitrile and hydrogen peroxide to amide", "oxidation of nitrile to carboxylic acid"):
         Tolerance("a nitrile hydration or hydrolysis", ("substrate", "substrate"), _nitrile_sites,
+                  BASIC_HYDROLYSIS_TOLERANCE),
+    ("oxidation of amide to carboxylic acid",):
+        Tolerance("an amide hydrolysis to the acid", ("substrate", "substrate"), _amide_hydrolysis_sites,
                   BASIC_HYDROLYSIS_TOLERANCE),
     ("minisci",):
         Tolerance("a Minisci alkylation", ("heteroarene", "radical precursor"), _minisci_sites, MINISCI_TOLERANCE),

@@ -381,3 +381,19 @@ def test_a_hydrolysis_or_haloform_beside_an_n_acyl_indole_is_refused():
     assert amide is not None and "N-acyl azole" in amide
     assert verdict("Oxidation of amide to carboxylic acid", "COc1ccc2c(c1)c(CC(=O)O)c(C)n2Cc1ccc(Cl)cc1",
                    "COc1ccc2c(c1)c(CC(N)=O)c(C)n2Cc1ccc(Cl)cc1") is None
+
+
+def test_a_mono_n_methylation_of_a_primary_amine_is_refused():
+    """Rivastigmine's rerouted primary amine methylated with methyl mesylate, or with formaldehyde and a
+    reductant: the N-methylamine is methylated again (a mixture up to the quaternary salt); the second
+    methylation, of that secondary amine to rivastigmine, passes, and so does sertraline's recorded N-methylation
+    with methanol by borrowing hydrogen (read with reservations)."""
+    secondary = "CCN(C)C(=O)Oc1cccc([C@H](C)NC)c1"
+    primary = "CCN(C)C(=O)Oc1cccc([C@H](C)N)c1"
+    mesylate = verdict("Alkylation of amines", secondary, f"{primary}.COS(C)(=O)=O")
+    assert mesylate is not None and "mono-N-methylation" in mesylate
+    formaldehyde = verdict("Reductive methylation of primary amine with formaldehyde", secondary, f"C=O.{primary}")
+    assert formaldehyde is not None and "mono-N-methylation" in formaldehyde
+    assert verdict("Alkylation of amines", "CCN(C)C(=O)Oc1cccc([C@H](C)N(C)C)c1", f"{secondary}.COS(C)(=O)=O") is None
+    assert verdict("Reductive amination with alcohol", "CN[C@H]1CC[C@@H](c2ccc(Cl)c(Cl)c2)c2ccccc21",
+                   "CO.N[C@H]1CC[C@@H](c2ccc(Cl)c(Cl)c2)c2ccccc21") is None

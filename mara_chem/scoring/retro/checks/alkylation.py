@@ -4,8 +4,9 @@ passes), no neopentyl carbon, no carbamate, urea or amide N-H alkylated by a sec
 **alkylations of weak N nucleophiles** (amide, sulfonamide, aryl amine, azole N-H) no more nucleophilic amine or
 more acidic X-H in the same molecule; **Mitsunobu** reactions no other O-H, amine N-H or acidic N-H (sulfonamide,
 imide, azole) in a partner; **SN2 and Mitsunobu** steps no claimed stereocentre at the carbon they attack (the
-template copies the product's configuration), no CF3/CF2 halide as electrophile; **diazonium swaps** an aryl
-amine, **alcohol-to-alkyl-halide swaps** an sp3 carbon."""
+template copies the product's configuration), no CF3/CF2 halide as electrophile; no mono-N-methylation of a
+primary aliphatic amine (it goes on to the tertiary amine); **diazonium swaps** an aryl amine,
+**alcohol-to-alkyl-halide swaps** an sp3 carbon."""
 
 from __future__ import annotations
 
@@ -150,4 +151,29 @@ def reactant_carbon_problem(proposal: Proposal, lowered: str) -> str | None:
                 and made.GetChiralTag() != Chem.ChiralType.CHI_UNSPECIFIED:
             return ("a substitution claiming a defined stereocentre at the carbon it attacks (the template copies "
                     "the product's configuration: SN2 and Mitsunobu invert it, SN1 scrambles it)")
+    return None
+
+
+def primary_amine_methylation_problem(proposal: Proposal) -> str | None:
+    """A primary aliphatic amine given one methyl (by a methyl halide, sulfonate or sulfate, or by formaldehyde
+    and a reductant): the N-methylamine it makes is the better nucleophile, or the faster-condensing amine, so
+    the product is a mixture of the secondary and tertiary amines and the quaternary salt (rivastigmine's
+    rerouted primary amine methylated twice with methyl mesylate). A mono-N-methylamine is made through its
+    formamide or carbamate, reduced. Left alone: a secondary amine methylated to the tertiary one (imipramine's,
+    venlafaxine's), a primary amine methylated twice in one step (Eschweiler-Clarke), and methanol by borrowing
+    hydrogen, which some catalysts stop at the mono-methyl amine (sertraline's and ephedrine's recorded routes,
+    read as valid with that reservation)."""
+    for a, b in proposal.formed_bonds:
+        for n, c in ((a, b), (b, a)):
+            nitrogen = proposal.atom(n)
+            if n[0] == c[0] or nitrogen.GetSymbol() != "N" or nitrogen.GetTotalNumHs() != 2 \
+                    or not matches_at(proposal.reactants[n[0]], ALIPHATIC_AMINE_NH, n[1]):
+                continue
+            if any(nb.GetSymbol() == "O" and nb.GetTotalNumHs() for nb in proposal.leaving(c)):
+                continue  # methanol, by borrowing hydrogen
+            methyl = proposal.product_atom(proposal.atom(c))
+            if methyl.GetSymbol() == "C" and methyl.GetDegree() == 1 and methyl.GetTotalNumHs() == 3 \
+                    and proposal.product_atom(nitrogen).GetTotalNumHs() == 1:
+                return ("a mono-N-methylation of a primary aliphatic amine (the N-methylamine is methylated again: "
+                        "a mixture of secondary, tertiary amine and quaternary salt)")
     return None

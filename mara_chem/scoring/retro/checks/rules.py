@@ -85,6 +85,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_always, _on_proposal_and_name(alkylation.reactant_carbon_problem)),
     Rule(lambda step: step.lowered.startswith(alkylation.ALKYLATIONS) or "methylation" in step.lowered,
          _on_proposal(alkylation.weak_n_alkylation_problem)),
+    Rule(_always, _on_proposal(alkylation.primary_amine_methylation_problem)),
     *(Rule(_prefixed(prefixes), _on_proposal(tolerance.tolerance_problem(table)))
       for prefixes, table in tolerance.TOLERANCE.items()),
     Rule(_named("minisci"), _on_proposal(radicals.minisci_problem)),

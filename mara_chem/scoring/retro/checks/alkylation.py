@@ -161,8 +161,8 @@ def primary_amine_methylation_problem(proposal: Proposal) -> str | None:
     rerouted primary amine methylated twice with methyl mesylate). A mono-N-methylamine is made through its
     formamide or carbamate, reduced. Left alone: a secondary amine methylated to the tertiary one (imipramine's,
     venlafaxine's), a primary amine methylated twice in one step (Eschweiler-Clarke), and methanol by borrowing
-    hydrogen, which some catalysts stop at the mono-methyl amine (sertraline's and ephedrine's recorded routes,
-    read as valid with that reservation)."""
+    hydrogen, which some catalysts stop at the mono-methyl amine (ephedrine's recorded route, and sertraline's,
+    read as valid with the over-methylation reservation)."""
     for a, b in proposal.formed_bonds:
         for n, c in ((a, b), (b, a)):
             nitrogen = proposal.atom(n)

@@ -14,9 +14,9 @@ says; RDKit's plain ``RunReactants`` drops them).
 5. the reactants' SMILES (so the ranking is the same in every process: rdchiral's outcomes are a set).
 Proposals are dropped when a reactant does not sanitize or keeps a wildcard atom or a radical, when the reactants
 have fewer heavy atoms than the product (the template left out a reagent that supplies atoms), or when the
-reaction centre does not fit the template's chemistry (``sanity.reaction_problem``: an amide coupling
+reaction centre does not fit the template's chemistry (``checks.reaction_problem``: an amide coupling
 without an acyl donor, a ring closed by a template that forms none, an aryl coupling on an sp3 carbon), or
-when a reactant is no isolable compound (``sanity.isolable_problem``: a carbamic acid, a beta-keto acid). Every
+when a reactant is no isolable compound (``checks.isolable_problem``: a carbamic acid, a beta-keto acid). Every
 reactant of a route passes through here, its building blocks and its intermediates alike, so this is where
 an intermediate that cannot exist is refused; ``refused`` counts these two kinds by reason.
 Each proposal's ``probability`` metadata is proportional to 1 / (rank + 1) (MCTS uses it as its policy);
@@ -38,7 +38,7 @@ from syntheseus.interface.models import BackwardReactionModel
 from syntheseus.interface.molecule import Molecule
 from syntheseus.interface.reaction import SingleProductReaction
 
-from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+from mara_chem.scoring.retro.checks import Proposal, reaction_problem
 from mara_chem.scoring.retro.templates import RetroTemplate, TemplateSet
 
 log = logging.getLogger(__name__)

@@ -19,7 +19,7 @@ one-reactant rewrite of the target never ends in a false positive. The bigger ``
 carboxylic acid is (it is made from the acid in the same pot; catalogues list the acid, and the templates
 write amide couplings from acid chlorides), unless it carries an O-H or amine N-H that it would acylate.
 
-A filter hit must also be a sane building block (``sanity.building_block_problem``: element set, valences,
+A filter hit must also be a sane building block (``checks.building_block_problem``: element set, valences,
 no radicals, charges or query features). Catalogues list racemates and one tautomer: a molecule is also
 asked without its stereo marks, as each stereoisomer when it has up to two unassigned stereocentres, and as
 RDKit's canonical tautomer and up to four other tautomers (``stock_forms``), of both tiers. Each extra
@@ -36,7 +36,7 @@ from syntheseus.search.mol_inventory import BaseMolInventory
 
 from mara_chem.scoring.retro.exact_stock import common_reagents
 from mara_chem.scoring.retro.exact_stock import max_heavy_atoms as max_heavy_atoms_of
-from mara_chem.scoring.retro.sanity import building_block_problem
+from mara_chem.scoring.retro.checks import building_block_problem
 from mara_chem.scoring.retro.settings import CATALOGS, STOCK_CONFIRMATIONS
 
 

@@ -3,10 +3,10 @@
 rxn-insight's ``data/smirks.json`` holds 528 atom-mapped *forward* reactions with a name each. A backward
 (retro) template is the forward one with its two sides swapped: ``product>>reactants``, its unmapped halogen
 lists made one halogen (``concrete_leaving_groups``). What the reactant side demands beyond the atoms it
-writes (``[C;$(C=O):1]``) a swapped template cannot enforce: ``sanity.reactant_side_problem`` reads it back
-onto each proposal. The file is read
-through the installed distribution's file list, so rxn-insight is never imported (its own imports pull
-rxnmapper and transformers; ``pip install --no-deps rxn-insight`` is enough).
+writes (``[C;$(C=O):1]``) a swapped template cannot enforce: ``checks.template_fit.reactant_side_problem``
+reads it back onto each proposal. The file is read through the installed distribution's file list, so
+rxn-insight is never imported (its own imports pull rxnmapper and transformers; ``pip install --no-deps
+rxn-insight`` is enough).
 
 Each template keeps its reaction name and gets a reaction class: one of rxn-insight's eleven superclass
 names, assigned from the name by keyword (the wheel carries names, not classes). Whether a template is an

@@ -104,7 +104,7 @@ def test_acyl_halides_count_as_their_acids_with_their_stereo():
 
 def _problem(name: str, forward: str, product: str, reactants: str, amide: bool = False,
              reaction_class: str = "Acylation") -> str | None:
-    from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+    from mara_chem.scoring.retro.checks import Proposal, reaction_problem
 
     return reaction_problem(name, reaction_class, amide, forward, Proposal.from_smiles(product, reactants))
 

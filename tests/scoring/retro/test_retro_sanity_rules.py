@@ -10,7 +10,7 @@ from rdkit import Chem
 
 pytest.importorskip("rdchiral")
 
-from mara_chem.scoring.retro.sanity import isolable_problem  # noqa: E402
+from mara_chem.scoring.retro.checks import isolable_problem  # noqa: E402
 from mara_chem.scoring.retro.templates import TemplateSet, load_templates  # noqa: E402
 
 AMIDE = "Carboxylic acid with primary amine to amide"
@@ -33,7 +33,7 @@ def verdicts(name: str, product: str) -> dict[str, str | None]:
     from rdchiral.main import rdchiralRun
 
     from mara_chem.scoring.retro.model import _proposal
-    from mara_chem.scoring.retro.sanity import reaction_problem
+    from mara_chem.scoring.retro.checks import reaction_problem
 
     target = rdchiralReactants(product)
     out: dict[str, str | None] = {}
@@ -134,7 +134,7 @@ def test_the_dimethyl_sulfate_o_methylation_shares_the_table():
     """O-methylation with dimethyl sulfate reads the same table: 4-hydroxyphenylacetic acid's phenol beside
     its acid is refused, the methyl ester's phenol passes (hand-mapped: rxn-insight's own DMS template does
     not run under rdchiral)."""
-    from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+    from mara_chem.scoring.retro.checks import Proposal, reaction_problem
 
     dms = "[OH:1].[CH3:20]OS(=O)(=O)OC>>[CH3:20][O:1]"
     product = "[CH3:20][O:1][c:2]1[cH:3][cH:4][c:5]([CH2:6][C:7](=[O:8]){o})[cH:10][cH:11]1"
@@ -236,7 +236,7 @@ def test_a_suzuki_coupling_of_a_2_pyridylboronic_acid_is_refused():
     """2-Phenylpyridine from 2-pyridylboronic acid (it protodeboronates) is refused; from 2-bromopyridine and
     phenylboronic acid, and 3-phenylpyridine from 3-pyridylboronic acid, it passes; a 2-pyridyl trifluoroborate
     (slow release, hand-mapped: no template of the set takes one) passes too."""
-    from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+    from mara_chem.scoring.retro.checks import Proposal, reaction_problem
 
     name = "Suzuki coupling with boronic acids"
     refused = verdict(name, "c1ccc(-c2ccccn2)cc1", "OB(O)c1ccccn1.Brc1ccccc1")
@@ -254,7 +254,7 @@ def test_sold_beta_keto_acids_are_isolable_and_others_are_not():
     """Acetonedicarboxylic and oxaloacetic acid are sold and kept: building blocks, and reactants of a step
     (with the proposal's atom maps); acetoacetic acid, benzoylacetic acid and the half-ester the search would
     make from acetonedicarboxylic acid still decarboxylate."""
-    from mara_chem.scoring.retro.sanity import building_block_problem
+    from mara_chem.scoring.retro.checks import building_block_problem
 
     for smiles in ("OC(=O)CC(=O)CC(=O)O", "OC(=O)CC(=O)C(=O)O"):
         assert building_block_problem(Chem.MolFromSmiles(smiles)) is None, smiles
@@ -291,7 +291,7 @@ def test_a_coupling_of_a_2_azolyl_boronic_acid_is_refused():
     """Albendazole's carbamate N-arylated by the benzimidazol-2-ylboronic acid (boron between the two ring N) and
     2-phenylthiazole from thiazol-2-ylboronic acid protodeboronate before they couple; the benzimidazol-5-yl
     isomer, thiazol-5-ylboronic acid and the thiazol-2-yl trifluoroborate (hand-mapped, slow release) pass."""
-    from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+    from mara_chem.scoring.retro.checks import Proposal, reaction_problem
 
     albendazole = verdict("Chan-Lam amine", "CCCSc1ccc2nc(NC(=O)OC)[nH]c2c1",
                           "CCCSc1ccc2nc(B(O)O)[nH]c2c1.COC(N)=O")
@@ -308,3 +308,92 @@ def test_a_coupling_of_a_2_azolyl_boronic_acid_is_refused():
     refused = problem("B(O)O", "[c:1]B(O)O.[c:2]Br>>[c:1]-[c:2]")
     assert refused is not None and "2-azolyl" in refused
     assert problem("[B-](F)(F)F", "[c:1][B-](F)(F)F.[c:2]Br>>[c:1]-[c:2]") is None
+
+
+def test_an_acylation_at_one_of_two_acyl_halides_is_refused():
+    """A diacid dichloride mono-amidated with methylamine: the amine takes both chlorides, so the half-amide acyl
+    chloride is a mixture, not a product; the same amide from the methyl ester acid chloride passes."""
+    name = "Acyl chloride with primary amine to amide (Schotten-Baumann)"
+    diacid = verdict(name, "CNC(=O)c1cccc(C(=O)Cl)c1", "CN.O=C(Cl)c1cccc(C(=O)Cl)c1")
+    assert diacid is not None and "two acyl halides" in diacid
+    assert verdict(name, "CNC(=O)c1cccc(C(=O)OC)c1", "CN.COC(=O)c1cccc(C(=O)Cl)c1") is None
+
+
+def test_an_amide_reduction_beside_what_the_hydride_takes_first_is_refused():
+    """Rivastigmine's N-acetyl carbamate 'reduced' to the N-ethyl carbamate: the hydride cleaves the activated
+    (imide-like) C-N bond instead; a ketone or a free acid beside the amide is reduced first. N-methylacetanilide
+    on the same aryl ring and an amide beside a methyl ester (borane leaves the ester) pass."""
+    name = "Reduction of tertiary amides to amines"
+    rivastigmine = verdict(name, "CCN(C)C(=O)Oc1cccc([C@H](C)N(C)C)c1",
+                           "CC(=O)N(C)C(=O)Oc1cccc([C@H](C)N(C)C)c1")
+    assert rivastigmine is not None and "N-acyl carbamate" in rivastigmine
+    assert verdict(name, "CCN(C)c1cccc([C@H](C)N(C)C)c1", "CC(=O)N(C)c1cccc([C@H](C)N(C)C)c1") is None
+    ketone = verdict(name, "CCN(C)Cc1ccc(C(C)=O)cc1", "CC(=O)c1ccc(CN(C)C(C)=O)cc1")
+    assert ketone is not None and "ketone" in ketone
+    acid = verdict(name, "CCN(C)Cc1ccc(C(=O)O)cc1", "CC(=O)N(C)Cc1ccc(C(=O)O)cc1")
+    assert acid is not None and "carboxylic acid" in acid
+    assert verdict(name, "CCN(C)Cc1ccc(C(=O)OC)cc1", "COC(=O)c1ccc(CN(C)C(C)=O)cc1") is None
+
+
+def test_a_saponification_beside_an_n_acyl_indole_is_refused():
+    """Indomethacin's methyl ester saponified to the acid: hydroxide cleaves the N-(4-chlorobenzoyl)indole as
+    well (the published route removes a tert-butyl ester with acid); the N-(4-chlorobenzyl)indole ester and a
+    xanthine's ester (its ring carbonyls belong to the aromatic system, no N-acyl azole) pass."""
+    name = "Ester saponification (methyl deprotection)"
+    indomethacin = verdict(name, "COc1ccc2c(c1)c(CC(=O)O)c(C)n2C(=O)c1ccc(Cl)cc1",
+                           "COC(=O)Cc1c(C)n(C(=O)c2ccc(Cl)cc2)c2ccc(OC)cc12")
+    assert indomethacin is not None and "N-acyl azole" in indomethacin
+    assert verdict(name, "COc1ccc2c(c1)c(CC(=O)O)c(C)n2Cc1ccc(Cl)cc1",
+                   "COC(=O)Cc1c(C)n(Cc2ccc(Cl)cc2)c2ccc(OC)cc12") is None
+    assert verdict(name, "Cn1c(=O)c2c(ncn2CC(=O)O)n(C)c1=O", "COC(=O)Cn1cnc2c1c(=O)n(C)c(=O)n2C") is None
+
+
+def test_a_minisci_alkylation_beside_an_alkene_is_refused():
+    """Pioglitazone's 2-cyano-5-vinylpyridine alkylated at the cyanide's place by the aryloxyethyl radical: the
+    radical adds to the vinyl group, which polymerises; the 5-ethyl twin passes (the cyanide fixes the site)."""
+    name = "Minisci (ortho-cyanide)"
+    acid = "O=C(O)CCOc1ccc(CC2SC(=O)NC2=O)cc1"
+    vinyl = verdict(name, "C=Cc1ccc(CCOc2ccc(CC3SC(=O)NC3=O)cc2)nc1", f"C=Cc1ccc(C#N)nc1.{acid}")
+    assert vinyl is not None and "alkene" in vinyl
+    assert verdict(name, "CCc1ccc(CCOc2ccc(CC3SC(=O)NC3=O)cc2)nc1", f"CCc1ccc(C#N)nc1.{acid}") is None
+
+
+def test_a_hydrolysis_or_haloform_beside_an_n_acyl_indole_is_refused():
+    """Indomethacin's nitrile hydrated by basic hydrogen peroxide or hydrolysed to the acid, its methyl ketone
+    cleaved by the haloform reaction, its primary amide hydrolysed: hydroperoxide and hydroxide cleave the N-aroyl
+    indole as they do beside an ester; the N-benzyl indole nitrile, ketone and amide pass."""
+    peroxide = "Nitrile and hydrogen peroxide to amide"
+    aroyl = verdict(peroxide, "COc1ccc2c(c1)c(CC(N)=O)c(C)n2C(=O)c1ccc(N)cc1",
+                    "COc1ccc2c(c1)c(CC#N)c(C)n2C(=O)c1ccc(N)cc1.OO")
+    assert aroyl is not None and "N-acyl azole" in aroyl
+    assert verdict(peroxide, "COc1ccc2c(c1)c(CC(N)=O)c(C)n2Cc1ccc(N)cc1",
+                   "COc1ccc2c(c1)c(CC#N)c(C)n2Cc1ccc(N)cc1.OO") is None
+    acid = verdict("Oxidation of nitrile to carboxylic acid", "COc1ccc2c(c1)c(CC(=O)O)c(C)n2C(=O)c1ccc(Cl)cc1",
+                   "COc1ccc2c(c1)c(CC#N)c(C)n2C(=O)c1ccc(Cl)cc1")
+    assert acid is not None and "N-acyl azole" in acid
+    haloform = verdict("Oxidation of ketone to carboxylic acid", "COc1ccc2c(c1)c(CC(=O)O)c(C)n2C(=O)c1ccc(Cl)cc1",
+                       "COc1ccc2c(c1)c(CC(C)=O)c(C)n2C(=O)c1ccc(Cl)cc1")
+    assert haloform is not None and "N-acyl azole" in haloform
+    assert verdict("Oxidation of ketone to carboxylic acid", "COc1ccc2c(c1)c(CC(=O)O)c(C)n2Cc1ccc(Cl)cc1",
+                   "COc1ccc2c(c1)c(CC(C)=O)c(C)n2Cc1ccc(Cl)cc1") is None
+    amide = verdict("Oxidation of amide to carboxylic acid", "COc1ccc2c(c1)c(CC(=O)O)c(C)n2C(=O)c1ccc(Cl)cc1",
+                    "COc1ccc2c(c1)c(CC(N)=O)c(C)n2C(=O)c1ccc(Cl)cc1")
+    assert amide is not None and "N-acyl azole" in amide
+    assert verdict("Oxidation of amide to carboxylic acid", "COc1ccc2c(c1)c(CC(=O)O)c(C)n2Cc1ccc(Cl)cc1",
+                   "COc1ccc2c(c1)c(CC(N)=O)c(C)n2Cc1ccc(Cl)cc1") is None
+
+
+def test_a_mono_n_methylation_of_a_primary_amine_is_refused():
+    """Rivastigmine's rerouted primary amine methylated with methyl mesylate, or with formaldehyde and a
+    reductant: the N-methylamine is methylated again (a mixture up to the quaternary salt); the second
+    methylation, of that secondary amine to rivastigmine, passes, and so does sertraline's recorded N-methylation
+    with methanol by borrowing hydrogen (read with reservations)."""
+    secondary = "CCN(C)C(=O)Oc1cccc([C@H](C)NC)c1"
+    primary = "CCN(C)C(=O)Oc1cccc([C@H](C)N)c1"
+    mesylate = verdict("Alkylation of amines", secondary, f"{primary}.COS(C)(=O)=O")
+    assert mesylate is not None and "mono-N-methylation" in mesylate
+    formaldehyde = verdict("Reductive methylation of primary amine with formaldehyde", secondary, f"C=O.{primary}")
+    assert formaldehyde is not None and "mono-N-methylation" in formaldehyde
+    assert verdict("Alkylation of amines", "CCN(C)C(=O)Oc1cccc([C@H](C)N(C)C)c1", f"{secondary}.COS(C)(=O)=O") is None
+    assert verdict("Reductive amination with alcohol", "CN[C@H]1CC[C@@H](c2ccc(Cl)c(Cl)c2)c2ccccc21",
+                   "CO.N[C@H]1CC[C@@H](c2ccc(Cl)c(Cl)c2)c2ccccc21") is None

@@ -221,7 +221,7 @@ def test_stock_asks_every_kekule_form_and_keeps_its_guards():
 def _problem(name: str, forward: str, product: str, reactants: str, amide: bool = False,
              reaction_class: str = "Acylation") -> str | None:
     """``reaction_problem`` of a hand-mapped proposal (product and reactant atoms share map numbers)."""
-    from mara_chem.scoring.retro.sanity import Proposal, reaction_problem
+    from mara_chem.scoring.retro.checks import Proposal, reaction_problem
 
     return reaction_problem(name, reaction_class, amide, forward, Proposal.from_smiles(product, reactants))
 
@@ -321,7 +321,7 @@ def test_friedel_crafts_and_alkylations_need_their_electrophile_at_the_new_bond(
 
 
 def test_building_blocks_must_be_sane_molecules():
-    from mara_chem.scoring.retro.sanity import building_block_problem
+    from mara_chem.scoring.retro.checks import building_block_problem
     from mara_chem.scoring.retro.stock import BloomStock
 
     mol = Chem.MolFromSmiles
@@ -446,7 +446,7 @@ def test_what_a_chemist_refuses_in_the_held_out_drugs_routes():
 
 
 def test_unstable_precursors_are_no_building_blocks():
-    from mara_chem.scoring.retro.sanity import building_block_problem
+    from mara_chem.scoring.retro.checks import building_block_problem
     from mara_chem.scoring.retro.semisynthesis import holds_core
 
     mol = Chem.MolFromSmiles
@@ -464,7 +464,7 @@ def test_unstable_precursors_are_no_building_blocks():
 def test_what_a_chemist_refuses_in_the_third_held_out_drugs_routes():
     """Each rule here refused a route found for a drug of benchmarks/retro_validation/holdout3/; the proper
     reaction beside it passes."""
-    from mara_chem.scoring.retro.sanity import building_block_problem
+    from mara_chem.scoring.retro.checks import building_block_problem
 
     # naproxen by Mitsunobu O-methylation of its phenol beside the free acid (the acid is esterified instead)
     mitsunobu = "[O;H1;D1;+0:1]-[CX4;+0:2].[O;H1;D1;+0]-[c;H0;D3;+0:5]>>[#6;+0:5]-[O;H0;D2;+0:1]-[CX4;+0:2]"

@@ -1,0 +1,94 @@
+"""Acylations at the bond they form: **amide couplings** need an acyl donor carbon (carboxylic acid, acyl halide,
+anhydride or ester: not a carbonic half-ester or chloroformate) and an amine N-H at the new C-N bond, and no
+N-acylation takes a donor that carries a free aliphatic amine (an unprotected amino acid couples with itself);
+**esterifications** the acyl donor's carbon, or a carboxylic acid's O-H (Mitsunobu), at the new C-O bond;
+**Friedel-Crafts acylations** a carboxylic acyl donor; no acylation at an acyl halide or haloformate whose
+molecule carries a second one (the nucleophile takes both)."""
+
+from __future__ import annotations
+
+from mara_chem.scoring.retro.checks.chem import (ACYL_DONOR, ALIPHATIC_AMINE_NH, AMINE_NH, CARBOXYLIC_OH, carries,
+                                                  matches_at, pattern)
+from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate
+
+#: ester-forming templates whose acyl partner is a carboxylic acid or its derivative (lower-case names)
+CARBOXYLIC_ESTERIFICATIONS = frozenset({
+    "esterification of carboxylic acids", "mitsunobu esterification", "schotten-baumann to ester",
+    "transesterification", "intramolecular transesterification/lactone formation",
+    "acetic anhydride and alcohol to ester"})
+
+
+def amide_problem(proposal: Proposal) -> str | None:
+    """An amide coupling at its new C-N bond: an acyl donor carbon and an amine N-H nitrogen, the donor
+    without a free aliphatic amine of its own (an unprotected amino acid couples with itself)."""
+    donor_seen = False
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            if proposal.atom(c).GetSymbol() != "C" or proposal.atom(n).GetSymbol() != "N":
+                continue
+            if not matches_at(proposal.reactants[c[0]], ACYL_DONOR, c[1]):
+                continue
+            donor_seen = True
+            if matches_at(proposal.reactants[n[0]], AMINE_NH, n[1]):
+                return None
+    if not donor_seen:
+        return "amide coupling without an acyl donor (acid, acyl halide, anhydride or ester) at the new C-N bond"
+    return "amide coupling without an N-H amine at the new C-N bond"
+
+
+def ester_problem(proposal: Proposal) -> str | None:
+    """An esterification at its new C-O bond: the acyl donor's carbon meets an alcohol O-H, or a carboxylic
+    acid's O-H meets the alcohol's carbon (Mitsunobu)."""
+    for a, b in proposal.formed_bonds:
+        for c, o in ((a, b), (b, a)):
+            if proposal.atom(c).GetSymbol() != "C" or proposal.atom(o).GetSymbol() != "O":
+                continue
+            if matches_at(proposal.reactants[c[0]], ACYL_DONOR, c[1]) and proposal.atom(o).GetTotalNumHs() > 0:
+                return None
+            if matches_at(proposal.reactants[o[0]], CARBOXYLIC_OH, o[1]):
+                return None
+    return "esterification without a carboxylic acyl donor (acid, acyl halide, anhydride or ester) at the new C-O bond"
+
+
+def friedel_crafts_acylation_problem(proposal: Proposal) -> str | None:
+    """A Friedel-Crafts acylation at its new C-C bond: a carboxylic acyl donor's carbon (no carbamic acid)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            if matches_at(proposal.reactants[c[0]], ACYL_DONOR, c[1]):
+                return None
+    return "friedel-crafts acylation without a carboxylic acyl donor at the new C-C bond"
+
+
+def acyl_donor_amine_problem(proposal: Proposal) -> str | None:
+    """Any N-acylation (whatever the template calls itself): the acyl donor must not carry a free aliphatic
+    amine of its own, or it couples with itself (an unprotected amino acid: tocainide from alanine)."""
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            if c[0] == n[0] or proposal.atom(c).GetSymbol() != "C" or proposal.atom(n).GetSymbol() != "N":
+                continue
+            donor = proposal.reactants[c[0]]
+            if matches_at(donor, ACYL_DONOR, c[1]) and donor.HasSubstructMatch(pattern(ALIPHATIC_AMINE_NH)):
+                return "amide coupling of an acyl donor that carries a free aliphatic amine (protect it first)"
+    return None
+
+
+#: an acyl halide, haloformate or carbamoyl halide (first atom: the carbonyl carbon)
+_ACYL_HALIDE = "[CX3](=O)[Cl,Br,I]"
+
+
+def second_acyl_halide_problem(proposal: Proposal) -> str | None:
+    """Any acylation (whatever the template calls itself) at an acyl halide or haloformate carbon whose molecule
+    carries a second acyl halide or haloformate: the nucleophile acylates at both, the two halides cannot be told
+    apart well enough to leave one for a later step (a diol carrying a chloroformate and a bromoformate, one of
+    them "coupled" with Boc-isopropylamine for carisoprodol; a diacid dichloride mono-amidated). Phosgene's two
+    chlorides sit on one carbon and pass."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if atom.GetSymbol() != "C" or not halide_or_sulfonate(proposal, c):
+                continue
+            mol = proposal.reactants[c[0]]
+            if matches_at(mol, _ACYL_HALIDE, c[1]) and carries(mol, _ACYL_HALIDE, c[1]):
+                return ("an acylation at one of two acyl halides or haloformates in one molecule (the nucleophile "
+                        "takes both: a mixture)")
+    return None

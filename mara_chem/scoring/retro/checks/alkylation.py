@@ -1,0 +1,179 @@
+"""Alkylations and other substitutions at a carbon: **alkylations** need an sp3 carbon losing its leaving group;
+**SN2 alkylations** no tertiary carbon (one beside a carbonyl or nitrile, or carrying two aryls, substitutes and
+passes), no neopentyl carbon, no carbamate, urea or amide N-H alkylated by a secondary halide (it eliminates);
+**alkylations of weak N nucleophiles** (amide, sulfonamide, aryl amine, azole N-H) no more nucleophilic amine or
+more acidic X-H in the same molecule; **Mitsunobu** reactions no other O-H, amine N-H or acidic N-H (sulfonamide,
+imide, azole) in a partner; **SN2 and Mitsunobu** steps no claimed stereocentre at the carbon they attack (the
+template copies the product's configuration), no CF3/CF2 halide as electrophile; no mono-N-methylation of a
+primary aliphatic amine (it goes on to the tertiary amine); **diazonium swaps** an aryl amine,
+**alcohol-to-alkyl-halide swaps** an sp3 carbon."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from rdkit import Chem
+
+from mara_chem.scoring.retro.checks.chem import ALIPHATIC_AMINE_NH, carbonyl, carries, matches_at, pattern, sp3
+from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate, kept_carbons
+
+#: alkylations by an alkyl electrophile (name prefixes): the carbon of the new bond must be sp3 and lose a group
+ALKYLATIONS = ("alkylation of amines", "n-alkylation", "s-alkylation", "williamson",
+               "friedel-crafts alkylation with halide")
+#: SN2 alkylations (lowered name prefixes): a nucleophile displaces a halide or sulfonate from an sp3 carbon
+#: by backside attack. A Friedel-Crafts alkylation goes through a cation, and a template named SN1 is none.
+SN2_ALKYLATIONS = ("alkylation of amines", "n-alkylation", "s-alkylation", "williamson", "thioether nucl sub")
+#: an X-H that a Mitsunobu reaction takes besides its alcohol and pronucleophile: another O-H, an aliphatic
+#: amine N-H, or an N-H as acidic as a phenol (sulfonamide, imide, azole with a second N, lactam of an azine)
+_MITSUNOBU_COMPETITOR = (f"[$([OX2H1]),$({ALIPHATIC_AMINE_NH}),"
+                         "$([NX3;!H0]S(=O)=O),$([NX3;!H0](C=O)C=O),$([nH]~[#6]=O),$([nH]:n),$([nH]:c:n)]")
+#: a nitrogen that an alkylation reaches only with a strong base or not at all: amide, carbamate, urea,
+#: sulfonamide, aryl amine, azole N-H
+_WEAK_N_NUCLEOPHILE = "[$([NX3](C=[O,S,N])),$([NX3]S(=O)=O),$([NX3][a]),$([nH])]"
+#: what reacts before such a nitrogen: any aliphatic amine (a tertiary one is quaternised), an O-H, a more
+#: acidic N-H (sulfonamide, imide, azole with a second N)
+_ALKYLATED_FIRST = ("[$([NX3;+0;!$(N[a]);!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[N,O]);!$(NC#N)]),$([OX2H1]),"
+                    "$([NX3;!H0]S(=O)=O),$([NX3;!H0](C=O)C=O),$([nH]:n),$([nH]:c:n)]")
+#: a carbamate, urea or amide N-H (an imide's or a sulfonyl amide's is more acidic, and its anion softer)
+_ACYL_NH = "[NX3;!H0;!$(N(C=O)[CX3]=O);!$(NS(=O)=O)][CX3](=[OX1])[#6,#7,#8]"
+
+
+def alkylation_problem(proposal: Proposal) -> str | None:
+    """An alkylation at its new bond: an sp3 carbon that loses its leaving group (an acyl carbon is acylated)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if atom.GetSymbol() == "C" and atom.GetHybridization() == Chem.HybridizationType.SP3 \
+                    and proposal.leaving(c):
+                return None
+    return "alkylation without an sp3 carbon that loses a leaving group at the new bond"
+
+
+def mitsunobu_problem(proposal: Proposal) -> str | None:
+    """A Mitsunobu reaction takes the most acidic X-H and any other alcohol: the reacting alcohol and
+    pronucleophile must be the partners' only O-H, amine N-H and acidic N-H (naproxen's phenol beside its
+    acid is esterified, paroxetine's piperidine N-H and carvedilol's amino alcohol react instead)."""
+    reacting = set(proposal.centre)
+    for end in proposal.centre:
+        reacting.update((end[0], nb.GetIdx()) for nb in proposal.leaving(end))
+    competitor = pattern(_MITSUNOBU_COMPETITOR)
+    for i, mol in enumerate(proposal.reactants):
+        for (atom,) in mol.GetSubstructMatches(competitor):
+            if (i, atom) not in reacting:
+                return ("a Mitsunobu reaction beside another O-H, amine N-H or acidic N-H in a partner "
+                        "(that one reacts too: protect it)")
+    return None
+
+
+def weak_n_alkylation_problem(proposal: Proposal) -> str | None:
+    """An alkylation or methylation at an amide, sulfonamide, aryl amine or azole N-H: its molecule must not
+    carry a more nucleophilic amine or a more acidic X-H elsewhere, which takes the electrophile first
+    (rivastigmine's dimethylamine is quaternised, probenecid's acid is esterified, tofacitinib's pyrrole N-H
+    and losartan's tetrazole are alkylated)."""
+    for a, b in proposal.formed_bonds:
+        for n in (a, b):
+            atom = proposal.atom(n)
+            if atom.GetSymbol() != "N" or not atom.GetTotalNumHs():
+                continue
+            mol = proposal.reactants[n[0]]
+            if not matches_at(mol, _WEAK_N_NUCLEOPHILE, n[1]):
+                continue
+            if carries(mol, _ALKYLATED_FIRST, n[1]):
+                return ("an alkylation at an amide, sulfonamide, aryl amine or azole N-H beside a more "
+                        "nucleophilic amine or more acidic X-H in its molecule (that one reacts first)")
+    return None
+
+
+def _sn2_ends(proposal: Proposal) -> Iterator[tuple[tuple[int, int], tuple[int, int]]]:
+    """Each new bond between two reactants from a nucleophile to an sp3 carbon that loses a halide or sulfonate
+    there: (nucleophile end, carbon end). A ring the step closes on one molecule is left out."""
+    for a, b in proposal.formed_bonds:
+        for n, c in ((a, b), (b, a)):
+            if n[0] != c[0] and sp3(proposal.atom(c)) and halide_or_sulfonate(proposal, c):
+                yield n, c
+
+
+def hindered_sn2_problem(proposal: Proposal) -> str | None:
+    """An SN2 step at a carbon a nucleophile cannot reach from the back: a tertiary carbon (tert-butyl chloride
+    "etherifying" a carbamic acid for sulfamethoxazole, thalidomide, lenalidomide), or a CH2 beside a quaternary
+    carbon (neopentyl). Left alone: a tertiary carbon beside a carbonyl or nitrile (phenoxides displace
+    2-bromoisobutyrates: the fibrates' ethers are made so), and one carrying two or three aryl groups, which
+    ionises to its stabilised cation and substitutes by SN1 (trityl chloride N-tritylates imidazole for
+    clotrimazole and protects alcohols)."""
+    for _, c in _sn2_ends(proposal):
+        carbons = kept_carbons(proposal, c)
+        if len(carbons) >= 3:
+            activated = any(carbonyl(nb) or any(b.GetBondType() == Chem.BondType.TRIPLE for b in nb.GetBonds())
+                            for nb in carbons)
+            if activated or sum(nb.GetIsAromatic() for nb in carbons) >= 2:
+                continue
+            return ("an SN2 alkylation at a tertiary carbon (no backside attack: the base eliminates to the alkene; "
+                    "a tertiary ether or amine is made through the cation)")
+        if len(carbons) == 1 and sp3(carbons[0]) \
+                and sum(nb.GetSymbol() == "C" for nb in carbons[0].GetNeighbors()) == 4:
+            return ("an SN2 alkylation at a neopentyl carbon (the quaternary carbon beside it blocks backside attack: "
+                    "some 10^5 times slower than at an ethyl carbon)")
+    return None
+
+
+def acyl_n_secondary_problem(proposal: Proposal) -> str | None:
+    """An N-alkylation of a carbamate, urea or amide N-H by a secondary alkyl halide or sulfonate: that N-H
+    (pKa 17-25) needs a strong base, and a secondary electrophile then eliminates (carisoprodol's carbamate
+    "isopropylated" with 2-chloropropane; glibenclamide's urea with a cyclohexyl mesylate). A primary
+    electrophile, and an amine nitrogen, are left to the other rules."""
+    for n, c in _sn2_ends(proposal):
+        if proposal.atom(n).GetSymbol() == "N" and len(kept_carbons(proposal, c)) == 2 \
+                and matches_at(proposal.reactants[n[0]], _ACYL_NH, n[1]):
+            return ("an N-alkylation of a carbamate, urea or amide N-H by a secondary alkyl halide or sulfonate "
+                    "(a weak nucleophile under a strong base: the electrophile eliminates)")
+    return None
+
+
+def reactant_carbon_problem(proposal: Proposal, lowered: str) -> str | None:
+    """Substitutions that exist on one kind of carbon only: a diazonium replacement (Sandmeyer, Balz-Schiemann)
+    of an aryl amine, an alcohol-to-alkyl-halide swap at an sp3 carbon (a phenol is no alcohol), an SN2
+    alkylation at a carbon without two fluorines and no H (CF3Cl alkylates nothing); and no SN2 or Mitsunobu
+    step at a stereocentre it claims (tamsulosin's (R)-amine was written from the (R)-chloride)."""
+    for c in sorted(proposal.centre):
+        atom = proposal.atom(c)
+        if atom.GetSymbol() != "C" or not proposal.leaving(c):
+            continue
+        lost = {nb.GetSymbol() for nb in proposal.leaving(c)}
+        if lowered.startswith("primary amine to") and "N" in lost and not atom.GetIsAromatic():
+            return "an aliphatic primary amine replaced by a halogen (diazonium chemistry needs an aryl amine)"
+        if "from alcohols" in lowered and "alkyl" in lowered and "O" in lost and not sp3(atom):
+            return "an alcohol-to-alkyl-halide swap at an aryl or vinyl carbon (a phenol is no alcohol)"
+        fluorines = sum(nb.GetSymbol() == "F" for nb in atom.GetNeighbors())
+        if lowered.startswith(ALKYLATIONS) and fluorines >= 2 and atom.GetTotalNumHs() == 0:
+            return "an SN2 alkylation at a perfluorinated carbon (CF3 and CF2 halides do not alkylate)"
+        made = proposal.product_atom(atom)
+        if (lowered.startswith(ALKYLATIONS) or "mitsunobu" in lowered) and sp3(atom) \
+                and made.GetChiralTag() != Chem.ChiralType.CHI_UNSPECIFIED:
+            return ("a substitution claiming a defined stereocentre at the carbon it attacks (the template copies "
+                    "the product's configuration: SN2 and Mitsunobu invert it, SN1 scrambles it)")
+    return None
+
+
+def primary_amine_methylation_problem(proposal: Proposal) -> str | None:
+    """A primary aliphatic amine given one methyl (by a methyl halide, sulfonate or sulfate, or by formaldehyde
+    and a reductant): the N-methylamine it makes is the better nucleophile, or the faster-condensing amine, so
+    the product is a mixture of the secondary and tertiary amines and the quaternary salt (rivastigmine's
+    rerouted primary amine methylated twice with methyl mesylate). A mono-N-methylamine is made through its
+    formamide or carbamate, reduced. Left alone: a secondary amine methylated to the tertiary one (imipramine's,
+    venlafaxine's), a primary amine methylated twice in one step (Eschweiler-Clarke), and methanol by borrowing
+    hydrogen, which some catalysts stop at the mono-methyl amine (ephedrine's recorded route, and sertraline's,
+    read as valid with the over-methylation reservation)."""
+    for a, b in proposal.formed_bonds:
+        for n, c in ((a, b), (b, a)):
+            nitrogen = proposal.atom(n)
+            if n[0] == c[0] or nitrogen.GetSymbol() != "N" or nitrogen.GetTotalNumHs() != 2 \
+                    or not matches_at(proposal.reactants[n[0]], ALIPHATIC_AMINE_NH, n[1]):
+                continue
+            if any(nb.GetSymbol() == "O" and nb.GetTotalNumHs() for nb in proposal.leaving(c)):
+                continue  # methanol, by borrowing hydrogen
+            methyl = proposal.product_atom(proposal.atom(c))
+            if methyl.GetSymbol() == "C" and methyl.GetDegree() == 1 and methyl.GetTotalNumHs() == 3 \
+                    and proposal.product_atom(nitrogen).GetTotalNumHs() == 1:
+                return ("a mono-N-methylation of a primary aliphatic amine (the N-methylamine is methylated again: "
+                        "a mixture of secondary, tertiary amine and quaternary salt)")
+    return None

@@ -1,0 +1,88 @@
+"""Templates that name their carbonyl or alkene partner: **reductive aminations** an amine and a carbonyl or
+carbinol carbon and no claimed stereocentre at the new bond; **aldehyde** templates an aldehyde (not formic
+acid, an ester or an amide); **aldehyde/ketone** templates no acid-derivative carbonyl; **Michael additions** an
+alkene with an acceptor group."""
+
+from __future__ import annotations
+
+from rdkit import Chem
+
+from mara_chem.scoring.retro.checks.chem import AMINE_NH, carbonyl, matches_at, pattern, sp3
+from mara_chem.scoring.retro.checks.proposal import Proposal
+
+#: what makes an alkene a Michael acceptor: a conjugated carbonyl, nitrile, sulfonyl, nitro or azine
+_MICHAEL_EWG = "[$([CX3]=[O,S]),$(C#N),$([SX4](=O)=O),$([N+](=O)[O-]),$(c:n),$(P(=O))]"
+
+
+def reductive_amination_problem(proposal: Proposal) -> str | None:
+    """A reductive amination at its new C-N bond: an amine N-H meets an aldehyde/ketone carbon or an sp3
+    carbinol carbon (borrowing hydrogen), which becomes an sp3 carbon without a defined stereocentre (the
+    step sets none): no phenol carbon, no amide nitrogen."""
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            atom, nitrogen = proposal.atom(c), proposal.atom(n)
+            if atom.GetSymbol() != "C" or nitrogen.GetSymbol() != "N":
+                continue
+            at_carbonyl = carbonyl(atom) and not any(nb.GetSymbol() not in ("C", "O") for nb in atom.GetNeighbors())
+            carbinol = (sp3(atom) and any(nb.GetSymbol() == "O" and nb.GetTotalNumHs() for nb in proposal.leaving(c)))
+            amine = matches_at(proposal.reactants[n[0]], AMINE_NH, n[1])
+            if not ((at_carbonyl or carbinol) and amine):
+                continue
+            made = proposal.product_atom(atom)
+            if made.GetChiralTag() != Chem.ChiralType.CHI_UNSPECIFIED:
+                return "a reductive amination claiming a defined stereocentre at its new C-N bond"
+            return None
+    return "reductive amination without an amine N-H and a carbonyl or alcohol carbon at the new C-N bond"
+
+
+def _makes_acid_derivative(proposal: Proposal) -> bool:
+    """Whether a carbonyl carbon at the reaction centre is, in the product, an acid/ester/amide carbon."""
+    for end in proposal.centre:
+        atom = proposal.atom(end)
+        if atom.GetSymbol() != "C":
+            continue
+        made = proposal.product_atom(atom)
+        if carbonyl(made) and any(nb.GetSymbol() in ("O", "N", "S", "Cl", "Br", "I", "F")
+                                  and proposal.product.GetBondBetweenAtoms(made.GetIdx(), nb.GetIdx()).GetBondType()
+                                  == Chem.BondType.SINGLE for nb in made.GetNeighbors()):
+            return True
+    return False
+
+
+def acid_derivative_carbonyl_problem(proposal: Proposal) -> str | None:
+    """An aldehyde or ketone template whose carbonyl comes out an acid, ester or amide carbon."""
+    if _makes_acid_derivative(proposal):
+        return "an aldehyde/ketone template whose carbonyl is an acid, ester or amide carbon"
+    return None
+
+
+def michael_problem(proposal: Proposal) -> str | None:
+    """A Michael addition at its new bond: the carbon was a C=C whose other end carries an acceptor group."""
+    ewg = pattern(_MICHAEL_EWG)
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            mol = proposal.reactants[c[0]]
+            for bond in atom.GetBonds():
+                if bond.GetBondType() != Chem.BondType.DOUBLE or bond.GetOtherAtom(atom).GetSymbol() != "C":
+                    continue
+                alpha = bond.GetOtherAtom(atom)
+                hits = {m[0] for m in mol.GetSubstructMatches(ewg)}
+                if any(nb.GetIdx() in hits for nb in alpha.GetNeighbors() if nb.GetIdx() != atom.GetIdx()):
+                    return None
+    return "michael addition to an alkene without an acceptor group (no conjugated C=O, C#N, SO2, NO2)"
+
+
+def aldehyde_problem(proposal: Proposal) -> str | None:
+    """An aldehyde template at its new bond: a carbonyl carbon with no second heteroatom (no formic acid,
+    ester or amide in the aldehyde's place)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if carbonyl(atom):
+                hetero = [nb for nb in atom.GetNeighbors() if nb.GetSymbol() not in ("C", "H")
+                          and atom.GetOwningMol().GetBondBetweenAtoms(atom.GetIdx(), nb.GetIdx()).GetBondType()
+                          == Chem.BondType.SINGLE]
+                if hetero:
+                    return "an aldehyde template applied to an acid, ester or amide carbonyl"
+    return None

@@ -1,0 +1,74 @@
+"""Molecule-level helpers every check shares: cached SMARTS, a match at one atom, atom kinds, and the groups
+that several reaction families read (an acyl donor, an amine N-H, a carboxylic acid's O-H)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from rdkit import Chem
+
+#: a carboxylic acyl donor; a carbonyl with a second heteroatom (a carbonic half-ester, a chloroformate, a
+#: carbamic acid) is none: physostigmine's carbamate was "coupled" from an aryl hydrogen carbonate
+ACYL_DONOR = "[CX3;!$(C(=O)([!#6;!#1])[!#6;!#1])](=O)[OX2H1,Cl,Br,I,$(O[CX3]=O),$(O[#6])]"
+#: an N-H an acyl donor turns into an amide: not an amide's, a thioamide's, a hydrazine's or hydroxylamine's
+AMINE_NH = "[NX3;!H0;!$(N[N,O]);!$(NC=[O,S])]"
+#: a free aliphatic amine N-H (not on an aryl, a heteroatom or an amide/amidine carbon): the most
+#: nucleophilic N-H a molecule can carry
+ALIPHATIC_AMINE_NH = "[NX3;!H0;+0;!$(N[a]);!$(N[N,O,S]);!$(N[#6]=[#7,#8,#16])]"
+#: a carboxylic acid's O-H (not a carbonic or carbamic acid's): the nucleophile of a Mitsunobu esterification
+CARBOXYLIC_OH = "[OX2H1][CX3;!$(C([OX2H1])(=O)[!#6])]=O"
+#: a cyanate ester (O-C#N): no nitrile, and no shelf-stable building block
+CYANATE_ESTER = "[#6]O[CX2]#[NX1]"
+
+
+@lru_cache(maxsize=None)
+def pattern(smarts: str) -> Chem.Mol:
+    """The compiled SMARTS, once per process (every check asks the same patterns again and again)."""
+    return Chem.MolFromSmarts(smarts)
+
+
+def matches_at(mol: Chem.Mol, smarts: str, atom: int, position: int = 0) -> bool:
+    """Whether ``smarts`` matches ``mol`` with its atom ``position`` on ``atom``."""
+    return any(match[position] == atom for match in mol.GetSubstructMatches(pattern(smarts), maxMatches=10_000))
+
+
+def carries(mol: Chem.Mol, smarts: str, besides: int) -> bool:
+    """Whether ``mol`` has a match of ``smarts`` whose first atom is not ``besides``."""
+    return any(match[0] != besides for match in mol.GetSubstructMatches(pattern(smarts)))
+
+
+def without_maps(mol: Chem.Mol) -> Chem.Mol:
+    """A copy of ``mol`` without atom maps (a proposal's reactants carry them; the search sees none)."""
+    copy = Chem.Mol(mol)
+    for atom in copy.GetAtoms():
+        atom.SetAtomMapNum(0)
+    return copy
+
+
+def unmapped_smiles(mol: Chem.Mol) -> str:
+    """Canonical SMILES without atom maps."""
+    return Chem.MolToSmiles(without_maps(mol))
+
+
+def sp2_carbon(atom: Chem.Atom) -> bool:
+    """An aryl or vinyl carbon."""
+    return atom.GetSymbol() == "C" and (atom.GetIsAromatic() or any(
+        b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(atom).GetSymbol() == "C" for b in atom.GetBonds()))
+
+
+def sp3(atom: Chem.Atom) -> bool:
+    """An sp3 carbon (not aromatic)."""
+    return atom.GetSymbol() == "C" and not atom.GetIsAromatic() \
+        and atom.GetHybridization() == Chem.HybridizationType.SP3
+
+
+def carbonyl(atom: Chem.Atom) -> bool:
+    """A carbon with a C=O double bond."""
+    return atom.GetSymbol() == "C" and any(
+        b.GetBondType() == Chem.BondType.DOUBLE and b.GetOtherAtom(atom).GetSymbol() == "O" for b in atom.GetBonds())
+
+
+def pyridine_type_n(atom: Chem.Atom, ring: Sequence[int]) -> bool:
+    """A ring nitrogen with a lone pair in the ring plane (-N=, no H, two ring bonds): a pyridine's, an azole's N3."""
+    return atom.GetIdx() in ring and atom.GetSymbol() == "N" and not atom.GetTotalNumHs() and atom.GetDegree() == 2

@@ -1,0 +1,26 @@
+"""Functional-group interconversions that name their reagent or group: **C-H halogenations** an electrophilic
+halogen (not a halide ion); **nitrile** templates a nitrile (a cyanate ester, O-C#N, is none)."""
+
+from __future__ import annotations
+
+from mara_chem.scoring.retro.checks.chem import CYANATE_ESTER, pattern
+from mara_chem.scoring.retro.checks.proposal import Proposal
+
+
+def halogenation_problem(proposal: Proposal) -> str | None:
+    """A C-halogen bond made at a carbon that loses nothing (a C-H halogenation) needs X2, an N-X or S-X
+    reagent: hydrogen halides and halide ions only displace leaving groups."""
+    for a, b in proposal.formed_bonds:
+        for c, x in ((a, b), (b, a)):
+            if proposal.atom(c).GetSymbol() != "C" or proposal.atom(x).GetSymbol() not in ("F", "Cl", "Br", "I"):
+                continue
+            if not proposal.leaving(c) and proposal.atom(x).GetDegree() == 0:
+                return "a C-H halogenation from a hydrogen halide or halide ion (needs X2, NXS or SO2X2)"
+    return None
+
+
+def cyanate_problem(proposal: Proposal) -> str | None:
+    """A nitrile template on a cyanate ester, which carries no nitrile."""
+    if any(m.HasSubstructMatch(pattern(CYANATE_ESTER)) for m in (proposal.product, *proposal.reactants)):
+        return "a nitrile template applied to a cyanate ester (O-C#N is no nitrile)"
+    return None

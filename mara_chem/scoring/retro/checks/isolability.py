@@ -1,0 +1,71 @@
+"""Whether a molecule is an isolable compound at all, asked of every reactant of every step (building block or
+intermediate alike): a route that makes a carbamic acid and uses it at once is no route. Refused: carbamic
+acids, carbonic half-esters and chloroformic acid, acyl halides with their own O-H or amine N-H, beta-keto acids
+but the two sold as such (acetonedicarboxylic and oxaloacetic acid), acylboronic acids, gem-diols and open-chain
+hemiaminals."""
+
+from __future__ import annotations
+
+from rdkit import Chem
+
+from mara_chem.scoring.retro.checks.chem import pattern, unmapped_smiles
+from mara_chem.scoring.retro.checks.proposal import Proposal
+
+#: an open-chain carbon carrying OH and a halogen or amine N (a hemiaminal, an alpha-halo alcohol)
+_GEMINAL_OH_X = "[CX4;!R]([OX2H1])[Cl,Br,I,$([NX3;!R])]"
+#: an open-chain carbonyl hydrate (a gem-diol) without the electron-poor neighbour that makes chloral hydrate
+#: isolable (ring hydrates beside electron-poor centres, saxitoxin's, are stable)
+_GEM_DIOL = "[CX4;!R;!$(C[CX4](Cl)(Cl)Cl);!$(C[CX3]=O);!$(C(C(F)(F)F))]([OX2H1])[OX2H1]"
+#: a carbamic acid or carbonic half-ester: it loses CO2 (carisoprodol's carbamate "alkylated" from carbamic acid,
+#: torsemide's sulfonylurea and albendazole's carbamate "coupled" from one), or chloroformic acid, which loses
+#: CO2 and HCl (felbamate's chloroformate "etherified" from it)
+_CARBAMIC_ACID = "[OX2H1][CX3](=O)[#7,#8,Cl,Br,I]"
+#: an acylboron: known only as its trifluoroborate or MIDA ester, never free (meloxicam's acylboronic acid,
+#: piroxicam's carbamoyl- and carboxyboronic acids "oxidised" to the acid or the enol)
+_ACYL_BORON = "[CX3](=O)[BX3]"
+#: an acyl halide and, in the same molecule, an O-H or an amine N-H it acylates (a hydroxy or amino acid chloride
+#: is no reagent: bicalutamide's, entacapone's, piroxicam's enol); a sulfonamide N-H is left alone (indapamide's
+#: 4-chloro-3-sulfamoylbenzoyl chloride is made and used as such)
+_ACYL_HALIDE = "[#6][CX3](=O)[Cl,Br,I]"
+_ACYLATED_BY_IT = "[$([OX2H1]),$([NX3;H1,H2;+0;!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[N,O])])]"
+#: a beta-keto acid, as its keto or its enol form: it loses CO2 through a six-membered transition state
+#: (piroxicam's and meloxicam's benzothiazine acid from saponifying the ester, teriflunomide's
+#: 2-cyano-3-hydroxybutenoic acid); malonic half-esters and aryl or heteroaryl acids (a 4-quinolone's) keep theirs
+_BETA_KETO_ACID = ("[OX2H1][CX3](=O)[CX4][CX3;!$(C-[!#6;!#1])]=O", "[OX2H1][CX3](=O)[C;!a]=[C;!a][OX2H1]")
+#: beta-keto acids sold and kept as such, so isolable whatever the pattern says: acetonedicarboxylic acid
+#: (3-oxoglutaric acid, the Robinson tropinone reagent; made from citric acid and kept cold) and oxaloacetic
+#: acid (a keto diacid, stable as a solid). Every other beta-keto acid, a building block or an intermediate the
+#: search makes, is still refused; a stereo- or map-free canonical SMILES each
+_SOLD_BETA_KETO_ACIDS = frozenset(Chem.MolToSmiles(Chem.MolFromSmiles(s))
+                                  for s in ("OC(=O)CC(=O)CC(=O)O", "OC(=O)CC(=O)C(=O)O"))
+
+
+def isolable_problem(mol: Chem.Mol) -> str | None:
+    """Why ``mol`` is no isolable compound (it falls apart, loses CO2 or reacts with itself), or None.
+
+    Asked of every reactant of every step (``reaction_problem``), so an intermediate a route makes and uses
+    at once is held to it as much as a building block: a route through a carbamic acid is no route."""
+    if mol.HasSubstructMatch(pattern(_GEM_DIOL)):
+        return "a gem-diol (a carbonyl's hydrate, not a shelf compound)"
+    if mol.HasSubstructMatch(pattern(_GEMINAL_OH_X)):
+        return "an open-chain hemiaminal or alpha-halo alcohol (it falls apart to its carbonyl)"
+    if mol.HasSubstructMatch(pattern(_CARBAMIC_ACID)):
+        return "a carbamic acid, carbonic half-ester or chloroformic acid (it loses CO2)"
+    if mol.HasSubstructMatch(pattern(_ACYL_HALIDE)) and mol.HasSubstructMatch(pattern(_ACYLATED_BY_IT)):
+        return "an acyl halide beside an O-H or amine N-H of its own (it acylates itself)"
+    if any(mol.HasSubstructMatch(pattern(smarts)) for smarts in _BETA_KETO_ACID) \
+            and unmapped_smiles(mol) not in _SOLD_BETA_KETO_ACIDS:
+        return "a beta-keto acid (it decarboxylates)"
+    if mol.HasSubstructMatch(pattern(_ACYL_BORON)):
+        return "an acylboronic acid or ester (not isolable: it is made and kept as a trifluoroborate or MIDA ester)"
+    return None
+
+
+def unisolable_reactant_problem(proposal: Proposal) -> str | None:
+    """A reactant that is no isolable compound, whether a building block or an intermediate another step
+    makes: the step cannot take it (and the step that would make it makes nothing a chemist can use)."""
+    for mol in proposal.reactants:
+        problem = isolable_problem(mol)
+        if problem:
+            return f"a reactant that is no isolable compound: {problem}"
+    return None

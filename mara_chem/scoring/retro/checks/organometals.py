@@ -1,0 +1,39 @@
+"""Organometal reagents and metalations: **organometals** (Zn, Mg, Li) no acidic O-H or N-H; **Grignard and
+organolithium** reagents no carbonyl or nitrile of their own; **ortho metalations** no acidic O-H/N-H on the
+arene."""
+
+from __future__ import annotations
+
+from mara_chem.scoring.retro.checks.chem import ALIPHATIC_AMINE_NH, pattern
+from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate
+
+#: an acidic O-H or N-H that a lithium base takes before any ortho C-H
+_ACIDIC_H = "[$([OX2H1]),$([NX3;!H0;$(N[a]),$(NC=O),$(NS(=O)=O)]),$([nH])]"
+#: what a Grignard or organolithium reagent adds to (pentoxifylline's 'Grignard' of a xanthine carrying its
+#: own imide carbonyls)
+_CARBONYL_OR_NITRILE = "[$([#6X3]=O),$(C#N)]"  # aromatic c=O too (a xanthine, a pyridone)
+
+
+def organometal_problem(proposal: Proposal, lowered: str) -> str | None:
+    """An organometal (Zn, Mg, Li) reagent cannot carry an O-H or N-H: it would protonate itself. Grignard and
+    organolithium templates write the halide the reagent is made from, so that halide is asked too."""
+    acidic = (pattern(_ACIDIC_H), pattern(ALIPHATIC_AMINE_NH))
+    metal_made = any(word in lowered for word in ("grignard", "organolithium", "organometallic", "barbier"))
+    for i, mol in enumerate(proposal.reactants):
+        metal = any(a.GetSymbol() in ("Zn", "Mg", "Li") for a in mol.GetAtoms())
+        halide = metal_made and any(end[0] == i and halide_or_sulfonate(proposal, end)
+                                    for bond in proposal.formed_bonds for end in bond)
+        if (metal or halide) and any(mol.HasSubstructMatch(p) for p in acidic):
+            return "an organozinc, -magnesium or -lithium reagent that carries an O-H or N-H"
+        magnesium = any(a.GetSymbol() in ("Mg", "Li") for a in mol.GetAtoms()) or (
+            halide and ("grignard" in lowered or "organolithium" in lowered))
+        if magnesium and mol.HasSubstructMatch(pattern(_CARBONYL_OR_NITRILE)):
+            return "a Grignard or organolithium reagent that carries a carbonyl or nitrile (it attacks itself)"
+    return None
+
+
+def ortho_metalation_problem(proposal: Proposal) -> str | None:
+    """The lithium base takes an acidic O-H or N-H before any ortho C-H."""
+    if any(m.HasSubstructMatch(pattern(_ACIDIC_H)) for m in proposal.reactants):
+        return "an ortho metalation of an arene that carries an acidic O-H or N-H (the base takes that first)"
+    return None

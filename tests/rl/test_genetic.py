@@ -329,7 +329,7 @@ def test_the_prior_runs_once_per_replayed_molecule_and_its_cached_values_are_the
 
     rows_seen: list[int] = []
     real = exploration.prior.sequence_log_likelihood
-    exploration.prior.sequence_log_likelihood = lambda tokens: (rows_seen.append(len(tokens)), real(tokens))[1]
+    exploration.prior.sequence_log_likelihood = lambda tokens, **kw: (rows_seen.append(len(tokens)), real(tokens, **kw))[1]
     drawn = [(s, 0.5) for s in smiles] + [("CCOC(=O)c1ccc(N)cc1", 0.2), ("CCOC(=O)c1ccc(N)cc1", 0.2)]
     first = exploration._rows(drawn)
     second = exploration._rows(drawn)

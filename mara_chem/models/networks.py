@@ -106,7 +106,7 @@ class RecurrentNetwork(SmilesNetwork):
     def packed_logits(self, tokens: torch.Tensor, batch_sizes: list[int]) -> torch.Tensor:
         if not self.packs:
             return super().packed_logits(tokens, batch_sizes)
-        return self.output(packed_gru(self.embedding(tokens), batch_sizes, self.rnn))
+        return self.output(packed_gru(tokens, batch_sizes, self.embedding, self.rnn))
 
     def step(self, token: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
         hidden, state = self.rnn(self.embedding(token).unsqueeze(1), state)

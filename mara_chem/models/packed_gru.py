@@ -104,16 +104,25 @@ class _Recurrence(torch.autograd.Function):
         return dgi, d_w_hh, dgh.sum(0), None
 
 
-def packed_gru(x: torch.Tensor, batch_sizes: list[int], rnn: nn.GRU) -> torch.Tensor:
-    """The last layer's hidden states [N, H] of the unidirectional, batch-first, dropout-free ``rnn`` over packed
-    inputs ``x`` [N, E] (``PackedSequence.data`` order, ``batch_sizes`` rows per step), starting from zero."""
+def packed_gru(tokens: torch.Tensor, batch_sizes: list[int], embedding: nn.Embedding, rnn: nn.GRU) -> torch.Tensor:
+    """The last layer's hidden states [N, H] of the unidirectional, batch-first, dropout-free ``rnn`` over the
+    embedded packed ``tokens`` [N] (``PackedSequence.data`` order, ``batch_sizes`` rows per step), from h_0 = 0.
+
+    The first layer's input gates W_ih·e(token) + b_ih are a table of one row per vocabulary token, looked up: the
+    same values, and the backward of that layer's input product runs on the vocabulary's rows, not every token's."""
+    x: torch.Tensor | None = None
     for layer in range(rnn.num_layers):
-        gi = torch.nn.functional.linear(x, getattr(rnn, f"weight_ih_l{layer}"), getattr(rnn, f"bias_ih_l{layer}"))
+        w_ih, b_ih = getattr(rnn, f"weight_ih_l{layer}"), getattr(rnn, f"bias_ih_l{layer}")
+        if x is None:
+            gi = torch.nn.functional.embedding(tokens, torch.nn.functional.linear(embedding.weight, w_ih, b_ih))
+        else:
+            gi = torch.nn.functional.linear(x, w_ih, b_ih)
         w_hh, b_hh = getattr(rnn, f"weight_hh_l{layer}"), getattr(rnn, f"bias_hh_l{layer}")
         if torch.is_grad_enabled() and (gi.requires_grad or w_hh.requires_grad or b_hh.requires_grad):
             x = _Recurrence.apply(gi, w_hh, b_hh, batch_sizes)
         else:  # nothing to go back through: keep no gates
             x = _recurrence(gi, w_hh, b_hh, batch_sizes, keep=False)[0]
+    assert x is not None
     return x
 
 

@@ -1,17 +1,18 @@
 """A GRU over packed rows with a hand-written backward, for the teacher-forced log-likelihood of token rows.
 
-Why: on one CPU thread most of a run's time is the agent's forward and backward over padded token rows (the
-genetic harness's replay batches, the replay memory's rows). ``torch.gru`` runs every row to the batch's widest
-one, and its autograd backward forms the recurrent weights' gradient as one small product per time step. Here
-the rows are packed (sorted by length, step t runs only the rows still going), the input-to-hidden products of a
-layer are one matrix product over every packed token, and the backward gathers the gate gradients of all steps
-and forms the weight gradients in one product each. The recurrence is PyTorch's GRU (gate order r, z, n):
+Why: on one CPU thread most of a genetic-harness run's time is the agent's forward and backward over the replay
+batches' padded token rows. ``torch.gru`` runs every row to the batch's widest one, and its autograd backward
+forms the recurrent weights' gradient as one small product per time step. Here the rows are packed (sorted by
+length, step t runs only the rows still going), the input-to-hidden products of a layer are one matrix product
+over every packed token, and the backward gathers the gate gradients of all steps and forms the weight gradients
+in one product each. The recurrence is PyTorch's GRU (gate order r, z, n):
 
     r = σ(W_ir x + b_ir + W_hr h + b_hr),  z = σ(W_iz x + b_iz + W_hz h + b_hz)
     n = tanh(W_in x + b_in + r ⊙ (W_hn h + b_hn)),  h' = (h − n) ⊙ z + n
 
 written with the same elementwise operations in the same order as PyTorch's CPU cell, so the values agree with
-``torch.gru`` up to the rounding of differently shaped matrix products (tests/models/test_packed_gru.py).
+``torch.gru`` up to the rounding of differently shaped matrix products (tests/models/test_packed_gru.py); the
+gradients are the same sums in another order.
 """
 
 from __future__ import annotations
@@ -84,18 +85,16 @@ class _Recurrence(torch.autograd.Function):
         torch.mul(dn_pre, r, out=factor[:, 2])
         torch.mul(factor[:, 2], ghn * (1 - r), out=factor[:, 0])
         torch.mul((h_prev - n) * z, 1 - z, out=factor[:, 1])
-        dh_all = grad_out.new_empty(n_rows, hidden)
+        # dL/dh_t, back through time: each step adds its dL/dh_{t-1} to the rows of the step before
+        dh_all = grad_out.clone()
         dgh = grad_out.new_empty(n_rows, 3, hidden)
-        dh_next: torch.Tensor | None = None
         for t in range(len(batch_sizes) - 1, -1, -1):
             start, stop = offsets[t], offsets[t + 1]
-            d = dh_all[start:stop]
-            d.copy_(grad_out[start:stop])
-            if dh_next is not None:
-                d[:dh_next.shape[0]] += dh_next
-            torch.mul(d.unsqueeze(1), factor[start:stop], out=dgh[start:stop])
+            d, step_dgh = dh_all[start:stop], dgh[start:stop]
+            torch.mul(factor[start:stop], d.unsqueeze(1), out=step_dgh)
             if t:
-                dh_next = torch.addmm(d * z[start:stop], dgh[start:stop].view(-1, 3 * hidden), w_hh)
+                previous = dh_all[offsets[t - 1]:offsets[t - 1] + stop - start]
+                previous.addcmul_(d, z[start:stop]).addmm_(step_dgh.view(-1, 3 * hidden), w_hh)
         dgh = dgh.view(n_rows, 3 * hidden)
         dgi = dgh.clone()
         torch.mul(dh_all, dn_pre, out=dgi[:, 2 * hidden:])

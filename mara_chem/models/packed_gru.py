@@ -12,7 +12,8 @@ in one product each. The recurrence is PyTorch's GRU (gate order r, z, n):
 
 written with the same elementwise operations in the same order as PyTorch's CPU cell, so the values agree with
 ``torch.gru`` up to the rounding of differently shaped matrix products (tests/models/test_packed_gru.py); the
-gradients are the same sums in another order.
+gradients are the same sums in another order. PyTorch's own packed path (``nn.GRU`` on a ``PackedSequence``) runs
+slower on one CPU thread than the padded one (docs/measurements.md, "The genetic harness's replay").
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """Baseline vs current code on the same benchmark run, side by side: CPU seconds, wall time, same oracle log?
 
     python benchmarks/speed_compare.py --baseline b558399 --variant dap --budget 2000
+    python benchmarks/speed_compare.py --baseline main --task zaleplon_mpo_zinc --prior priors/zinc-gru-2x256-e11.prior \
+        --variant pmo_ips_dap_cluster03_window_genetic_loops4_rank0001 --budget 2000 --repeats 2
 
 The baseline tree is ``git archive``d into a temporary folder; each tree runs the identical run file (built here
 from ``benchmarks/variants.toml`` and the task file) in a fresh process with one torch thread, in turn. CPU
@@ -70,10 +72,11 @@ def main() -> int:
     parser.add_argument("--budget", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=1, help="alternate baseline and current this many times")
+    parser.add_argument("--prior", default=str(DEFAULT_PRIOR), help="prior file (a PMO task runs on the ZINC prior)")
     args = parser.parse_args()
     task = resolve_tasks([args.task])[0]
     variant = load_variants()[args.variant]
-    prior = str(DEFAULT_PRIOR)
+    prior = str(Path(args.prior).resolve())
     names = ("baseline " + args.baseline, "current")
     runs: dict[str, list[dict]] = {name: [] for name in names}
     with tempfile.TemporaryDirectory() as tmp:
@@ -90,18 +93,25 @@ def main() -> int:
     same = len({r["log"] for rs in runs.values() for r in rs}) == 1
     same_weights = len({r["weights"] for rs in runs.values() for r in rs}) == 1
     print(f"{args.task}, variant {args.variant}, seed {args.seed}, {args.budget} oracle calls, batch 64, 1 torch thread, "
-          f"median of {args.repeats} alternating repeat(s)")
-    print("| code | steps | CPU s | run CPU s | run CPU s/step | wall s |")
-    print("|---|---|---|---|---|---|")
+          f"median of {args.repeats} alternating repeat(s); each run: " + ", ".join(
+              f"{name.split()[0]} {r['run_cpu_s']:.1f}" for repeat in range(args.repeats)
+              for name, rs in runs.items() for r in rs[repeat:repeat + 1]) + " run CPU s")
+    print("| code | steps | CPU s | run CPU s | run CPU s/step | run CPU s per 1,000 calls | wall s | wall s per 1,000 calls |")
+    print("|---|---|---|---|---|---|---|---|")
     results = {}
     for name, rs in runs.items():
         r = results[name] = {key: statistics.median(x[key] for x in rs) for key in ("cpu_s", "run_cpu_s", "wall_s")}
         r["steps"] = rs[0]["steps"]
         print(f"| {name} | {r['steps']} | {r['cpu_s']:.1f} | {r['run_cpu_s']:.1f} | {r['run_cpu_s'] / r['steps']:.3f} "
-              f"| {r['wall_s']:.1f} |")
+              f"| {r['run_cpu_s'] / args.budget * 1000:.1f} | {r['wall_s']:.1f} | {r['wall_s'] / args.budget * 1000:.1f} |")
     base, cur = results.values()
     print(f"speed-up (CPU): {base['cpu_s'] / cur['cpu_s']:.2f}x; run only: {base['run_cpu_s'] / cur['run_cpu_s']:.2f}x; "
           f"oracle logs identical: {same}; final agent weights bit-identical: {same_weights}")
+    if not same:
+        base_log, cur_log = (rs[0]["log"].decode().splitlines() for rs in runs.values())
+        row = next((i for i, (a, b) in enumerate(zip(base_log, cur_log)) if a != b), min(len(base_log), len(cur_log)))
+        print(f"the first run of each tree parts at oracle-log line {row + 1} (of {len(base_log)} and {len(cur_log)}, "
+              "header included)")
     return 0 if same else 1
 
 

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
+from mara_chem.models.packed_gru import packed_gru, supports_packed
 from mara_chem.plugins import NETWORKS
 from mara_chem.registry import Registered
 
@@ -42,6 +43,16 @@ class SmilesNetwork(Registered, nn.Module, metaclass=ABCMeta):
     @abstractmethod
     def reorder_state(self, state: Any, keep: torch.Tensor) -> Any:
         """Keep only the rows ``keep`` of a state (used to drop finished sequences while sampling)."""
+
+    @property
+    def packs(self) -> bool:
+        """Whether :meth:`packed_logits` is there: teacher forcing over packed rows, no work on padding."""
+        return False
+
+    def packed_logits(self, tokens: torch.Tensor, batch_sizes: list[int]) -> torch.Tensor:
+        """Next-token logits [N, V] for packed token indices [N] (``PackedSequence.data`` of batch-first rows,
+        ``batch_sizes`` rows per step): the rows of :meth:`forward` at the unpadded positions."""
+        raise NotImplementedError(f"{type(self).__name__} does not run packed rows")
 
 
 def list_networks() -> list[str]:
@@ -87,6 +98,15 @@ class RecurrentNetwork(SmilesNetwork):
     def forward(self, tokens: torch.Tensor) -> torch.Tensor:
         hidden, _ = self.rnn(self.embedding(tokens))
         return self.output(hidden)
+
+    @property
+    def packs(self) -> bool:
+        return supports_packed(self.rnn)
+
+    def packed_logits(self, tokens: torch.Tensor, batch_sizes: list[int]) -> torch.Tensor:
+        if not self.packs:
+            return super().packed_logits(tokens, batch_sizes)
+        return self.output(packed_gru(tokens, batch_sizes, self.embedding, self.rnn))
 
     def step(self, token: torch.Tensor, state: Any) -> tuple[torch.Tensor, Any]:
         hidden, state = self.rnn(self.embedding(token).unsqueeze(1), state)

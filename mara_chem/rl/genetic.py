@@ -158,22 +158,27 @@ class GeneticExploration:
         return found
 
     def _rows(self, drawn: Sequence[tuple[str, float]]) -> OnPolicyRows | None:
-        """The agent's and the prior's log-likelihoods of the drawn molecules (canonical spellings); the prior runs
-        only on molecules it has not seen (:attr:`prior_logp`)."""
-        tokens, kept = encode_spellable(self.agent.vocabulary, [s for s, _ in drawn], self.device)
+        """The agent's and the prior's log-likelihoods of the drawn molecules (canonical spellings). Draws are
+        with replacement and the best entries come up many times: each distinct molecule is run through the agent
+        once and its row repeated (the repeats' gradients add up at that row: the weight gradient is the full
+        batch's up to rounding), over packed rows (no work on padding; values up to rounding, see
+        :meth:`LanguageModel.sequence_log_likelihood`); the prior runs only on molecules it has not seen
+        (:attr:`prior_logp`)."""
+        names = [s for s, _ in drawn]
+        distinct = list(dict.fromkeys(names))
+        tokens, spellable = encode_spellable(self.agent.vocabulary, distinct, self.device)
         if tokens is None:
             return None
-        smiles = [drawn[i][0] for i in kept]
-        first_row: dict[str, int] = {}  # each molecule the prior has not seen, at its first row
-        for j, s in enumerate(smiles):
-            if s not in self.prior_logp:
-                first_row.setdefault(s, j)
-        new = list(first_row.values())
+        row_of = {distinct[i]: k for k, i in enumerate(spellable)}  # molecule -> its row in ``tokens``
+        kept = [i for i, s in enumerate(names) if s in row_of]
+        smiles = [names[i] for i in kept]
+        new = [k for k, i in enumerate(spellable) if distinct[i] not in self.prior_logp]
         if new:
             with torch.no_grad():
-                values = self.prior.sequence_log_likelihood(tokens[new]).tolist()
-            self._remember_prior([smiles[j] for j in new], values)
-        agent_logp = self.agent.sequence_log_likelihood(tokens)
+                values = self.prior.sequence_log_likelihood(tokens[new], packed=True).tolist()
+            self._remember_prior([distinct[spellable[k]] for k in new], values)
+        repeat = torch.as_tensor([row_of[s] for s in smiles], dtype=torch.long, device=self.device)
+        agent_logp = self.agent.sequence_log_likelihood(tokens, packed=True)[repeat]
         prior_logp = torch.as_tensor([self.prior_logp[s] for s in smiles], dtype=agent_logp.dtype, device=self.device)
         return OnPolicyRows(agent_logp, prior_logp,
                             torch.as_tensor([drawn[i][1] for i in kept], dtype=torch.float32, device=self.device),

@@ -329,7 +329,7 @@ def test_the_prior_runs_once_per_replayed_molecule_and_its_cached_values_are_the
 
     rows_seen: list[int] = []
     real = exploration.prior.sequence_log_likelihood
-    exploration.prior.sequence_log_likelihood = lambda tokens: (rows_seen.append(len(tokens)), real(tokens))[1]
+    exploration.prior.sequence_log_likelihood = lambda tokens, **kw: (rows_seen.append(len(tokens)), real(tokens, **kw))[1]
     drawn = [(s, 0.5) for s in smiles] + [("CCOC(=O)c1ccc(N)cc1", 0.2), ("CCOC(=O)c1ccc(N)cc1", 0.2)]
     first = exploration._rows(drawn)
     second = exploration._rows(drawn)
@@ -337,3 +337,29 @@ def test_the_prior_runs_once_per_replayed_molecule_and_its_cached_values_are_the
     assert torch.equal(first.prior_logp, second.prior_logp)
     assert exploration.state_dict()["prior_logp"]["CCOC(=O)c1ccc(N)cc1"] == pytest.approx(
         float(real(runner.prior.vocabulary.encode_batch(["CCOC(=O)c1ccc(N)cc1"]))[0]), abs=1e-4)
+
+
+def test_replayed_rows_run_each_molecule_once_and_equal_the_full_batch(tmp_path: Path) -> None:
+    """A drawn molecule repeated in the batch is one row through the agent, repeated: every row's log-likelihood and
+    the agent's gradient of a loss over the rows are those of the padded full batch (every row its own pass)."""
+    table = {"generations": 1, "offspring": 6, "replay_loops": 1, "replay_sample_size": 8}
+    runner = StagedLearning(load_run_config(_config(tmp_path / "run", table, steps=1)), overwrite=True, quiet=True)
+    runner.run()
+    exploration = runner.genetic
+    names = [s for s, _ in exploration.buffer.entries[:4]]
+    drawn = [(s, 0.5) for s in names + names[:2] + names[:1]]  # repeats, as rank draws with replacement give
+    seen: list[int] = []
+    real = exploration.agent.sequence_log_likelihood
+    exploration.agent.sequence_log_likelihood = lambda tokens, **kw: (seen.append(len(tokens)), real(tokens, **kw))[1]
+    rows = exploration._rows(drawn)
+    exploration.agent.sequence_log_likelihood = real
+    assert seen == [len(names)] and list(rows.canonical) == [s for s, _ in drawn]
+    weights = torch.arange(1.0, len(drawn) + 1)
+    params = list(runner.agent.network.parameters())
+    grads = torch.autograd.grad((rows.agent_logp * weights).sum(), params)
+    full = real(runner.agent.vocabulary.encode_batch([s for s, _ in drawn]))  # the padded pass, row by row
+    assert torch.allclose(rows.agent_logp.detach(), full.detach(), rtol=0, atol=1e-4)
+    for got, expected in zip(grads, torch.autograd.grad((full * weights).sum(), params)):
+        assert torch.allclose(got, expected, rtol=1e-3, atol=1e-5 * float(expected.abs().max()))
+    fresh = runner.prior.sequence_log_likelihood(runner.prior.vocabulary.encode_batch(names))
+    assert np.allclose(rows.prior_logp[:len(names)].tolist(), fresh.tolist(), rtol=0, atol=1e-4)

@@ -397,3 +397,25 @@ def test_a_mono_n_methylation_of_a_primary_amine_is_refused():
     assert verdict("Alkylation of amines", "CCN(C)C(=O)Oc1cccc([C@H](C)N(C)C)c1", f"{secondary}.COS(C)(=O)=O") is None
     assert verdict("Reductive amination with alcohol", "CN[C@H]1CC[C@@H](c2ccc(Cl)c(Cl)c2)c2ccccc21",
                    "CO.N[C@H]1CC[C@@H](c2ccc(Cl)c(Cl)c2)c2ccccc21") is None
+
+
+
+def test_an_amide_reduction_that_adds_a_carbon_is_refused():
+    """Probenecid's N-propyl 'from' an N-acetyl: rxn-insight numbers atoms from 0, which RDKit reads as no map,
+    so the reversed template deletes the carbon beside the carbonyl, writes a fresh one and drops the chain's end
+    (12 carbons for a 13-carbon product). The same template on the N,N-diethyl analogue writes the N-acetyl with
+    the count kept (right: an N-ethyl from its N-acetyl), which this check passes and the free-acid row of the
+    tolerance table still refuses; without the acid (the methyl ester) it is accepted."""
+    from mara_chem.scoring.retro.checks.proposal import Proposal
+    from mara_chem.scoring.retro.checks.template_fit import added_carbon_problem
+
+    name = "Reduction of tertiary amides to amines"
+    propyl = verdict(name, "CCCN(CCC)S(=O)(=O)c1ccc(C(=O)O)cc1", "CCCN(C(C)=O)S(=O)(=O)c1ccc(C(=O)O)cc1")
+    assert propyl is not None and "more carbons than its reactants" in propyl
+    ethyl = verdict(name, "CCN(CC)S(=O)(=O)c1ccc(C(=O)O)cc1", "CCN(C(C)=O)S(=O)(=O)c1ccc(C(=O)O)cc1")
+    assert ethyl is not None and "carboxylic acid" in ethyl
+    assert verdict(name, "CCN(CC)S(=O)(=O)c1ccc(C(=O)OC)cc1", "CCN(C(C)=O)S(=O)(=O)c1ccc(C(=O)OC)cc1") is None
+    acetyl = Proposal.from_smiles("CCCN(CCC)S(=O)(=O)c1ccc(C(=O)O)cc1", "CCCN(C(C)=O)S(=O)(=O)c1ccc(C(=O)O)cc1")
+    assert added_carbon_problem("Reduction", acetyl) is not None
+    assert added_carbon_problem("Functional Group Interconversion", acetyl) is None  # CO2 may add a carbon
+

@@ -59,6 +59,7 @@ def _on_proposal_and_name(check: Callable[[Proposal, str], str | None]) -> Calla
 #: class is one row: which templates it reads (by lowered name, class or amide flag) and what it checks.
 RULES: tuple[Rule, ...] = (
     Rule(_always, _on_proposal(template_fit.too_few_atoms_problem)),
+    Rule(_always, lambda step: template_fit.added_carbon_problem(step.reaction_class, step.proposal)),
     Rule(_always, lambda step: template_fit.unformed_ring_problem(step.reaction_class, step.forward_smirks,
                                                                   step.proposal)),
     Rule(_always, lambda step: template_fit.reactant_side_problem(step.forward_smirks, step.proposal)),

@@ -1,7 +1,8 @@
 """Checks of a proposal against its template as a whole, whatever the reaction: the template's own reactant side
 read back onto the proposal (a reversed template keeps only its product side, so ``{Schotten-Baumann_amide}``'s
 ``[C;$(C=O)][OH1]`` was lost and it cut any C-N bond), the reactants supplying at least half of the product's
-atoms (a template with an atom-map number 0 does not), ring closures only by a template that forms a ring
+atoms (a template with an atom-map number 0 does not), no carbon gained where the class keeps the skeleton
+(reductions, oxidations, deprotections), ring closures only by a template that forms a ring
 itself, and no side reaction (protodeboronation, dehalogenation, deselenization) taken for a planned step."""
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from mara_chem.scoring.retro.checks.proposal import Proposal
 #: by protodeboronating its boronic acid
 NO_SYNTHESIS_STEP = frozenset({"deboronation of boronic acids", "deboronation of boronic esters", "deselenization",
                                "dehalogenation", "aromatic dehalogenation"})
+#: reaction classes that change functional groups on the precursor's own skeleton: they add no carbon
+SKELETON_KEEPING_CLASSES = ("Reduction", "Oxidation", "Deprotection")
 #: reaction classes whose templates close rings by definition (a heterocycle formation)
 RING_FORMING_CLASSES = ("Aromatic Heterocycle Formation",)
 
@@ -91,6 +94,21 @@ def too_few_atoms_problem(proposal: Proposal) -> str | None:
     """The reactants must supply at least half of the product's atoms (the rest would come from nowhere)."""
     if 2 * proposal.supplied_atoms() < proposal.product.GetNumHeavyAtoms():
         return "the reactants supply fewer than half of the product's atoms (a template with unmapped atoms)"
+    return None
+
+
+def _carbons(mols: Sequence[Chem.Mol]) -> int:
+    return sum(1 for m in mols for a in m.GetAtoms() if a.GetSymbol() == "C")
+
+
+def added_carbon_problem(reaction_class: str, proposal: Proposal) -> str | None:
+    """A reduction, oxidation or deprotection adds no carbon to its substrate: a product with more carbons
+    than all its reactants together got one from nothing. rxn-insight numbers atoms from 0, which RDKit reads as
+    no map, so a reversed template deletes that product atom and writes a fresh one: "Reduction of tertiary
+    amides to amines" wrote probenecid's N-propyl 'from' an N-acetyl (the chain's end lost). Where the deleted
+    atom ends a chain the fresh one is the same (an N-ethyl from its N-acetyl) and the count is kept."""
+    if reaction_class in SKELETON_KEEPING_CLASSES and _carbons(proposal.reactants) < _carbons([proposal.product]):
+        return f"a {reaction_class.lower()} whose product has more carbons than its reactants (the skeleton changed)"
     return None
 
 

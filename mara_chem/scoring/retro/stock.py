@@ -20,7 +20,9 @@ carboxylic acid is (it is made from the acid in the same pot; catalogues list th
 write amide couplings from acid chlorides), unless it carries an O-H or amine N-H that it would acylate.
 
 A filter hit must also be a sane building block (``checks.building_block_problem``: element set, valences,
-no radicals, charges or query features). Catalogues list racemates and one tautomer: a molecule is also
+no radicals, charges or query features) and, from 16 heavy atoms, carry no ynamide, ynol ether or acyl cyanide
+(``checks.building_blocks.bloom_only_problem``: catalogues sell those only as small reagents, so such a hit is
+likelier a false positive). Catalogues list racemates and one tautomer: a molecule is also
 asked without its stereo marks, as each stereoisomer when it has up to two unassigned stereocentres, and as
 RDKit's canonical tautomer and up to four other tautomers (``stock_forms``), of both tiers. Each extra
 question to the filter is another chance of a false positive, which is why the enumeration stays that small.
@@ -37,6 +39,7 @@ from syntheseus.search.mol_inventory import BaseMolInventory
 from mara_chem.scoring.retro.exact_stock import common_reagents
 from mara_chem.scoring.retro.exact_stock import max_heavy_atoms as max_heavy_atoms_of
 from mara_chem.scoring.retro.checks import building_block_problem
+from mara_chem.scoring.retro.checks.building_blocks import bloom_only_problem
 from mara_chem.scoring.retro.settings import CATALOGS, STOCK_CONFIRMATIONS
 
 
@@ -96,6 +99,8 @@ class BloomStock(BaseMolInventory):
         if self.catalog == "none" or self.confirmation == "exact":
             return None
         if self.max_heavy_atoms is not None and n_atoms > self.max_heavy_atoms:
+            return None
+        if bloom_only_problem(mol) is not None:  # a group catalogues sell only on small reagents
             return None
         forms = forms if forms is not None else stock_forms(mol)
         return "bloom" if any(self._in_filter(form) for form in forms) else None

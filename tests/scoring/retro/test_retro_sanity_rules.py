@@ -419,3 +419,27 @@ def test_an_amide_reduction_that_adds_a_carbon_is_refused():
     assert added_carbon_problem("Reduction", acetyl) is not None
     assert added_carbon_problem("Functional Group Interconversion", acetyl) is None  # CO2 may add a carbon
 
+
+def test_an_advanced_ynamide_only_the_bloom_filter_holds_is_not_bought():
+    """Rivastigmine's route ended on an N-ethynyl carbamate that molbloom's filter 'holds' (its N-ethyl, N-vinyl
+    and N-propargyl neighbours it does not: a false positive). From 16 heavy atoms an ynamide, ynol ether or
+    acyl cyanide is no Bloom-only building block; the propargyl carbamate beside it (alkyne one carbon off N)
+    passes the check, an exact list that holds the ynamide is believed, and the small reagents stay in stock."""
+    from syntheseus.interface.molecule import Molecule
+
+    from mara_chem.scoring.retro.checks.building_blocks import bloom_only_problem
+    from mara_chem.scoring.retro.stock import BloomStock
+
+    ynamide = "C#CN(C)C(=O)Oc1cccc([C@H](C)NC)c1"
+    problem = bloom_only_problem(Chem.MolFromSmiles(ynamide))
+    assert problem is not None and "ynamide" in problem
+    assert bloom_only_problem(Chem.MolFromSmiles("C#CCN(C)C(=O)Oc1cccc([C@H](C)NC)c1")) is None
+    ynol_ether = bloom_only_problem(Chem.MolFromSmiles("C#COc1ccc(C(=O)N2CCOCC2)cc1"))
+    assert ynol_ether is not None and "ynol ether" in ynol_ether
+    acyl_cyanide = bloom_only_problem(Chem.MolFromSmiles("N#CC(=O)c1ccc(C(=O)N2CCOCC2)cc1"))
+    assert acyl_cyanide is not None and "acyl cyanide" in acyl_cyanide
+    stock = BloomStock()
+    assert stock.source(Molecule(ynamide)) is None
+    assert BloomStock(exact_smiles=frozenset({Molecule(ynamide).smiles})).source(Molecule(ynamide)) == "exact"
+    assert stock.source(Molecule("C#COCC")) == "bloom"  # ethoxyacetylene
+    assert stock.source(Molecule("N#CC(=O)c1ccccc1")) == "bloom"  # benzoyl cyanide

@@ -443,3 +443,16 @@ def test_an_advanced_ynamide_only_the_bloom_filter_holds_is_not_bought():
     assert BloomStock(exact_smiles=frozenset({Molecule(ynamide).smiles})).source(Molecule(ynamide)) == "exact"
     assert stock.source(Molecule("C#COCC")) == "bloom"  # ethoxyacetylene
     assert stock.source(Molecule("N#CC(=O)c1ccccc1")) == "bloom"  # benzoyl cyanide
+
+
+def test_an_amide_hydrolysis_beside_a_more_labile_acyl_group_is_refused():
+    """Actarit (4-acetamidophenylacetic acid) 'from' its primary amide: the acetanilide hydrolyses under the same
+    reflux in acid or base, and a methyl ester beside the amide goes first. 4-Aminophenylacetic acid from its
+    amide passes (the free aryl amine survives hydrolysis), as does the 4-methoxy analogue of the ester."""
+    name = "Oxidation of amide to carboxylic acid"
+    anilide = verdict(name, "CC(=O)Nc1ccc(CC(=O)O)cc1", "CC(=O)Nc1ccc(CC(N)=O)cc1")
+    assert anilide is not None and "second primary or secondary amide" in anilide
+    assert verdict(name, "Nc1ccc(CC(=O)O)cc1", "NC(=O)Cc1ccc(N)cc1") is None
+    ester = verdict(name, "COC(=O)c1ccc(CC(=O)O)cc1", "COC(=O)c1ccc(CC(N)=O)cc1")
+    assert ester is not None and "an ester" in ester
+    assert verdict(name, "COc1ccc(CC(=O)O)cc1", "COc1ccc(CC(N)=O)cc1") is None

@@ -6,19 +6,19 @@ a molecule (the reaction centre). ``reaction_problem`` walks the rules table (``
 checks is a module of its own, and its docstring says what it refuses:
 
 - ``template_fit``: the template's own reactant side read back, at least half of the product's atoms supplied,
-  rings closed only by ring-forming templates, side reactions (protodeboronation) taken for no step;
+  no carbon gained by a reduction, oxidation or deprotection, rings closed only by ring-forming templates, side reactions (protodeboronation) taken for no step;
 - ``acylation``: amide couplings, esterifications, Friedel-Crafts acylations, one of two acyl halides;
 - ``alkylation``: alkylations and SN2 steps (hindered carbons, weak N nucleophiles, Mitsunobu, stereocentres
   at the carbon attacked, diazonium and alcohol-to-halide swaps);
 - ``couplings``: Suzuki, Stille, Hiyama, Negishi, Kumada, Heck, Sonogashira, Buchwald-Hartwig, Ullmann,
   Chan-Lam and Goldberg couplings at the bond they form; ``boron``: boronic acids that protodeboronate;
 - ``tolerance``: per-class tolerance tables (O-alkylation, haloform oxidation, Chan-Lam O-arylation, amide
-  reduction, ester saponification, Minisci alkylation);
+  reduction, ester saponification, amide hydrolysis, Minisci alkylation);
 - ``radicals``: Minisci sites; ``carbonyls``: reductive aminations, aldehyde and ketone templates, Michael
   acceptors; ``organometals``: organometal reagents and ortho metalations; ``interconversions``: C-H
   halogenation reagents, nitrile templates;
 - ``isolability``: every reactant, building block or intermediate, an isolable compound;
-  ``building_blocks``: what a purchasable building block must be;
+  ``building_blocks``: what a purchasable building block must be, and what more a Bloom-only one must be;
 - ``chem`` and ``proposal``: the helpers they share.
 
 The rules were written against the validation sets in ``benchmarks/retro_validation/``

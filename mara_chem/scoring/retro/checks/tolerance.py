@@ -5,7 +5,8 @@ electrophile that closes a lactone on itself; **ketone-to-acid oxidations** (hal
 the substrate; **Chan-Lam O-arylations** no free carboxylic acid in either partner; **amide reductions** no imide
 or N-acyl carbamate (the hydride cleaves it), aldehyde, ketone or free acid on the substrate; **ester
 saponifications**, **nitrile and amide hydrolyses** and haloform oxidations no N-acyl azole on the substrate
-(hydroxide cleaves it too); **Minisci alkylations** no alkene in either partner (the radical adds to it)."""
+(hydroxide cleaves it too), and amide hydrolyses no ester, imide or second primary or secondary amide;
+**Minisci alkylations** no alkene in either partner (the radical adds to it)."""
 
 from __future__ import annotations
 
@@ -102,6 +103,21 @@ _N_ACYL_AZOLE = Intolerance("[CX3](=O)[nX3;r5]",
                              "an N-acyl azole (an N-acyl indole, pyrrole or imidazole: hydroxide cleaves it too)",
                              frozenset({"ester", "nitrile", "ketone", "amide"}))
 BASIC_HYDROLYSIS_TOLERANCE: tuple[Intolerance, ...] = (_N_ACYL_AZOLE,)
+
+#: what the hydrolysis of an amide to its acid (6 M acid or hydroxide at reflux: an amide is the most stable acyl
+#: derivative) does not tolerate on its substrate, besides the N-acyl azole: an ester, saponified or hydrolysed
+#: long before, or a carbamate, hydrolysed with it (meprobamate's twin carbamates); an imide, ring-opened before; a second open-chain primary or secondary amide (an anilide, an
+#: acetamide), hydrolysed under the same conditions with no selectivity between the two. A free aryl amine is
+#: tolerated: acid or base hydrolysis leaves it (an acetanilide is hydrolysed to its aniline so); a tertiary amide
+#: or a lactam elsewhere is left alone, slower to hydrolyse than the primary or secondary amide reacting.
+AMIDE_HYDROLYSIS_TOLERANCE: tuple[Intolerance, ...] = (
+    _N_ACYL_AZOLE,
+    Intolerance("[CX3](=O)[OX2][#6]", "an ester or carbamate (hydrolysed before an amide, or with it)",
+                frozenset({"amide"})),
+    Intolerance("[CX3](=O)[NX3][CX3]=O", "an imide (ring-opened or cleaved before an amide)", frozenset({"amide"})),
+    Intolerance("[CX3;!R](=O)([#6])[NX3;H1,H2]",
+                "a second primary or secondary amide (hydrolysed under the same conditions)", frozenset({"amide"})),
+)
 
 #: what the oxidation of a ketone to its acid (the haloform reaction: NaOCl or NaOBr, or permanganate) does not
 #: tolerate on its substrate: a boronic acid or ester, which the oxidant turns into a phenol or alcohol before
@@ -249,7 +265,7 @@ TOLERANCE: dict[tuple[str, ...], Tolerance] = {
                   BASIC_HYDROLYSIS_TOLERANCE),
     ("oxidation of amide to carboxylic acid",):
         Tolerance("an amide hydrolysis to the acid", ("substrate", "substrate"), _amide_hydrolysis_sites,
-                  BASIC_HYDROLYSIS_TOLERANCE),
+                  AMIDE_HYDROLYSIS_TOLERANCE),
     ("minisci",):
         Tolerance("a Minisci alkylation", ("heteroarene", "radical precursor"), _minisci_sites, MINISCI_TOLERANCE),
 }

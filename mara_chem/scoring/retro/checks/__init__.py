@@ -6,7 +6,8 @@ a molecule (the reaction centre). ``reaction_problem`` walks the rules table (``
 checks is a module of its own, and its docstring says what it refuses:
 
 - ``template_fit``: the template's own reactant side read back, at least half of the product's atoms supplied,
-  no carbon gained by a reduction, oxidation or deprotection, rings closed only by ring-forming templates, side reactions (protodeboronation) taken for no step;
+  no carbon gained by a reduction, oxidation or deprotection, rings closed only by ring-forming templates, side
+  reactions (protodeboronation) taken for no step;
 - ``acylation``: amide couplings, esterifications, Friedel-Crafts acylations, one of two acyl halides;
 - ``alkylation``: alkylations and SN2 steps (hindered carbons, weak N nucleophiles, Mitsunobu, stereocentres
   at the carbon attacked, diazonium and alcohol-to-halide swaps);

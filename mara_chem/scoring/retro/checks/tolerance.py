@@ -106,8 +106,9 @@ BASIC_HYDROLYSIS_TOLERANCE: tuple[Intolerance, ...] = (_N_ACYL_AZOLE,)
 
 #: what the hydrolysis of an amide to its acid (6 M acid or hydroxide at reflux: an amide is the most stable acyl
 #: derivative) does not tolerate on its substrate, besides the N-acyl azole: an ester, saponified or hydrolysed
-#: long before, or a carbamate, hydrolysed with it (meprobamate's twin carbamates); an imide, ring-opened before; a second open-chain primary or secondary amide (an anilide, an
-#: acetamide), hydrolysed under the same conditions with no selectivity between the two. A free aryl amine is
+#: long before, or a carbamate, hydrolysed with it (meprobamate's twin carbamates); an imide, ring-opened before;
+#: a second open-chain primary or secondary amide (an anilide, an acetamide), hydrolysed under the same conditions
+#: with no selectivity between the two. A free aryl amine is
 #: tolerated: acid or base hydrolysis leaves it (an acetanilide is hydrolysed to its aniline so); a tertiary amide
 #: or a lactam elsewhere is left alone, slower to hydrolyse than the primary or secondary amide reacting.
 AMIDE_HYDROLYSIS_TOLERANCE: tuple[Intolerance, ...] = (

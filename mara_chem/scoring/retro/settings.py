@@ -15,7 +15,7 @@ from typing import Any
 from mara_chem.scoring.retro.templates import TemplateSet, load_templates
 
 # Bump when the model, stock or route extraction changes in a way that changes outcomes (invalidates caches).
-RETRO_VERSION = 8  # 8: hindered SN2, per-class tolerance rows, Minisci sites, 2-azinyl boron, Goldberg at acyl carbon, one of two acyl halides, primary-amine mono-methylation; 7: Michael acceptors, aldehydes, C-H halogenation sources, unprotected amino-acid donors, self-alkylating blocks; 4: exact stock tier (building blocks, common reagents), Bloom-only leaves listed; 5: esterifications need a carboxylic acyl donor, nitrile templates refuse cyanate esters; 6: checks at the reaction centre (atom-mapped), the template's reactant side read back, semisynthesis refused, exact-stock targets purchasable, CPU-second safety cap
+RETRO_VERSION = 9  # 9: no carbons added by a reduction, oxidation or deprotection, Bloom-only ynamides and acyl cyanides, amide hydrolysis tolerance; 8: hindered SN2, per-class tolerance rows, Minisci sites, 2-azinyl boron, Goldberg at acyl carbon, one of two acyl halides, primary-amine mono-methylation; 7: Michael acceptors, aldehydes, C-H halogenation sources, unprotected amino-acid donors, self-alkylating blocks; 4: exact stock tier (building blocks, common reagents), Bloom-only leaves listed; 5: esterifications need a carboxylic acyl donor, nitrile templates refuse cyanate esters; 6: checks at the reaction centre (atom-mapped), the template's reactant side read back, semisynthesis refused, exact-stock targets purchasable, CPU-second safety cap
 ALGORITHMS = ("retro_star", "mcts", "bfs")
 REACTION_SETS = ("any", "amide_only")
 CATALOGS = ("zinc-instock-mini", "zinc-instock", "zinc20", "none")

@@ -137,6 +137,18 @@ def test_retro_validation(run_script, tmp_path: Path) -> None:
     assert [r["name"] for r in rows] == ["paracetamol"]
 
 
+def test_retro_step_replay_matches_the_committed_verdicts(run_script, tmp_path: Path) -> None:
+    """The committed step_verdicts.csv is what today's checks say of every recorded step."""
+    pytest.importorskip("syntheseus", reason="retrosynthesis needs the retro extra")
+    from benchlab.paths import BENCHMARKS
+
+    run_script("retro_validation/replay_steps.py", "--out", str(tmp_path / "verdicts.csv"))
+    committed = list(csv.DictReader((BENCHMARKS / "retro_validation" / "step_verdicts.csv").open()))
+    replayed = list(csv.DictReader((tmp_path / "verdicts.csv").open()))
+    assert len(replayed) > 400 and {r["verdict"] for r in replayed} >= {"accepted", "refused"}
+    assert replayed == committed
+
+
 def test_vina_map_memory(run_script) -> None:
     pytest.importorskip("vina", reason="docking needs the docking extra")
     pytest.importorskip("dockstring", reason="the DRD2 target comes from dockstring")

@@ -38,8 +38,7 @@ from syntheseus.search.mol_inventory import BaseMolInventory
 
 from mara_chem.scoring.retro.exact_stock import common_reagents
 from mara_chem.scoring.retro.exact_stock import max_heavy_atoms as max_heavy_atoms_of
-from mara_chem.scoring.retro.checks import building_block_problem
-from mara_chem.scoring.retro.checks.building_blocks import bloom_only_problem
+from mara_chem.scoring.retro.checks import bloom_only_problem, building_block_problem
 from mara_chem.scoring.retro.settings import CATALOGS, STOCK_CONFIRMATIONS
 
 

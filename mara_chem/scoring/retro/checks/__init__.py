@@ -27,9 +27,9 @@ The rules were written against the validation sets in ``benchmarks/retro_validat
 chemoselectivity beyond these cases) still need a chemist's reading.
 """
 
-from mara_chem.scoring.retro.checks.building_blocks import building_block_problem
+from mara_chem.scoring.retro.checks.building_blocks import bloom_only_problem, building_block_problem
 from mara_chem.scoring.retro.checks.isolability import isolable_problem
 from mara_chem.scoring.retro.checks.proposal import Proposal
 from mara_chem.scoring.retro.checks.rules import reaction_problem
 
-__all__ = ["Proposal", "building_block_problem", "isolable_problem", "reaction_problem"]
+__all__ = ["Proposal", "bloom_only_problem", "building_block_problem", "isolable_problem", "reaction_problem"]

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from rdkit import Chem, RDLogger
 
-from mara_chem.scoring.retro.model import _as_molecules, _proposal
+from mara_chem.scoring.retro.model import mapped_proposal, outcome_molecules
 from mara_chem.scoring.retro.checks import reaction_problem
 from mara_chem.scoring.retro.templates import RetroTemplate, load_templates
 
@@ -126,11 +126,11 @@ def replay(template_name: str, reaction: str) -> tuple[str, str, str]:
         for smiles in outcomes:
             if _canonical(smiles) != wanted:
                 continue
-            mols = _as_molecules(smiles)
+            mols = outcome_molecules(smiles)
             if not mols or product_key in {m.smiles for m in mols} \
                     or sum(m.rdkit_mol.GetNumHeavyAtoms() for m in mols) < n_atoms:
                 continue  # filtered before the checks, as in the model
-            proposal = _proposal(target.reactants, mapped.get(smiles))
+            proposal = mapped_proposal(target.reactants, mapped.get(smiles))
             problem = ("no atom-mapped outcome to check" if proposal is None else
                        reaction_problem(template.name, template.reaction_class, template.amide_coupling,
                                         template.forward_smirks, proposal))
@@ -169,7 +169,7 @@ def every_template(products: list[str], out: Path) -> int:
                     continue
                 outcomes, mapped = found
                 for smiles in sorted(outcomes):
-                    proposal = _proposal(target.reactants, mapped.get(smiles))
+                    proposal = mapped_proposal(target.reactants, mapped.get(smiles))
                     if proposal is None:
                         continue
                     reason = reaction_problem(template.name, template.reaction_class, template.amide_coupling,

@@ -97,12 +97,12 @@ class TemplateBackwardModel(BackwardReactionModel):
                 continue  # rdchiral answers a plain [] when nothing matches
             outcomes, mapped = found_here
             for smiles in outcomes:
-                reactants = _as_molecules(smiles)
+                reactants = outcome_molecules(smiles)
                 if not reactants or product in reactants:
                     continue
                 if sum(m.rdkit_mol.GetNumHeavyAtoms() for m in reactants) < n_atoms:
                     continue  # a template that makes atoms from nothing (an unmapped reagent left out)
-                proposal = _proposal(target.reactants, mapped.get(smiles))
+                proposal = mapped_proposal(target.reactants, mapped.get(smiles))
                 problem = ("no atom-mapped outcome to check" if proposal is None else
                            reaction_problem(template.name, template.reaction_class, template.amide_coupling,
                                             template.forward_smirks, proposal))
@@ -130,7 +130,7 @@ class TemplateBackwardModel(BackwardReactionModel):
         return reactions
 
 
-def _proposal(mapped_product: Chem.Mol, mapped: tuple[str, tuple] | None) -> Proposal | None:
+def mapped_proposal(mapped_product: Chem.Mol, mapped: tuple[str, tuple] | None) -> Proposal | None:
     """The proposal with rdchiral's atom maps (product atoms numbered index + 1, leaving groups 900 up)."""
     if mapped is None:
         return None
@@ -138,7 +138,7 @@ def _proposal(mapped_product: Chem.Mol, mapped: tuple[str, tuple] | None) -> Pro
     return None if any(p is None for p in pieces) else Proposal(mapped_product, tuple(pieces))
 
 
-def _as_molecules(smiles: str) -> list[Molecule]:
+def outcome_molecules(smiles: str) -> list[Molecule]:
     """syntheseus molecules of a dot-separated outcome; empty when a piece does not sanitize or keeps a
     template wildcard (``*``), a query bond (``~``) or a radical."""
     mols = []

@@ -6,7 +6,9 @@ lists made one halogen (``concrete_leaving_groups``). What the reactant side dem
 writes (``[C;$(C=O):1]``) a swapped template cannot enforce: ``checks.template_fit.reactant_side_problem``
 reads it back onto each proposal. The file is read through the installed distribution's file list, so
 rxn-insight is never imported (its own imports pull rxnmapper and transformers; ``pip install --no-deps
-rxn-insight`` is enough).
+rxn-insight`` is enough). Its maps often start at 0, which RDKit reads as *no map*; such a template is
+renumbered from 1 first (``renumber_zero_maps``), and an atom mapped only on the reactant side (a leaving
+group) is written unmapped (``unmap_leaving_atoms``), as rdchiral needs.
 
 Each template keeps its reaction name and gets a reaction class: one of rxn-insight's eleven superclass
 names, assigned from the name by keyword (the wheel carries names, not classes). Whether a template is an
@@ -116,6 +118,29 @@ def concrete_leaving_groups(reactant_side: str) -> str:
     return _HALIDE_LIST.sub(one, reactant_side)
 
 
+#: an atom map in a SMARTS atom (``[#6:0]``, ``[C;H0;D3;+0:12]``)
+_ATOM_MAP = re.compile(r":(\d+)\]")
+
+
+def renumber_zero_maps(smirks: str) -> str:
+    """The SMIRKS with every atom map moved up by one when any is 0. rxn-insight numbers the maps of many
+    templates from 0, and RDKit and rdchiral read ``:0`` as *unmapped*: that atom was no longer carried from
+    product to reactant (an ester aminolysis wrote its acyl carbon's R group as nothing) and the template either
+    failed in rdchiral or proposed the wrong reactants."""
+    if not re.search(r":0\]", smirks):
+        return smirks
+    return _ATOM_MAP.sub(lambda m: f":{int(m.group(1)) + 1}]", smirks)
+
+
+def unmap_leaving_atoms(reactant_side: str, product_side: str) -> str:
+    """The reactant side with the maps that the product side does not have removed. Such an atom leaves in
+    the forward reaction (an ester's alkoxy oxygen in aminolysis); rdchiral, writing the reactants from the
+    product, looks a mapped atom up in the product and raises, so it is written as an unmapped template atom,
+    which is what a leaving group is."""
+    kept = set(_ATOM_MAP.findall(product_side))
+    return _ATOM_MAP.sub(lambda m: m.group(0) if m.group(1) in kept else "]", reactant_side)
+
+
 def rxn_insight_smirks_path() -> Path:
     """``rxn_insight/data/smirks.json`` of the installed rxn-insight distribution (not imported)."""
     try:
@@ -191,7 +216,7 @@ def load_templates(path: str | None = None) -> TemplateSet:
     lines = [line for line in source.read_text().splitlines() if line.strip()]
     for index, line in enumerate(lines):
         record = json.loads(line)
-        name, smirks = str(record["name"]).strip(), str(record["smirks"])
+        name, smirks = str(record["name"]).strip(), renumber_zero_maps(str(record["smirks"]))
         try:
             rxn = AllChem.ReactionFromSmarts(smirks)
         except ValueError:
@@ -203,5 +228,5 @@ def load_templates(path: str | None = None) -> TemplateSet:
         reactants, product = smirks.split(">>")
         amide = is_amide_coupling(rxn)
         templates.append(RetroTemplate(index, name, reaction_class(name, amide), amide, smirks,
-                                       f"{product}>>{concrete_leaving_groups(reactants)}"))
+                                       f"{product}>>{concrete_leaving_groups(unmap_leaving_atoms(reactants, product))}"))
     return TemplateSet(tuple(templates), str(source), len(lines), tuple(skipped))

@@ -9,8 +9,9 @@ every molecule under ``reactions = "amide_only"`` and ``"any"``, each with ``sto
 (molbloom hits count alone) and ``"exact"`` (only the exact tier: Enamine building blocks, common reagents),
 with the component's other defaults, and writes ``results.csv`` (one row per molecule, variant and
 confirmation), ``routes.md`` (every route, Bloom-only building blocks marked) and ``results.md`` (the
-table of docs/oracles.md, "Retrosynthesis"). Each (confirmation, variant) pass is kept under ``parts/`` as it finishes and is not
-searched again (delete the folder to start over), so a stopped run resumes; molecules a pass lost to a dead
+table of docs/oracles.md, "Retrosynthesis"). Each (confirmation, variant) pass is kept under ``parts/`` as it
+finishes, named by the settings' fingerprint, and is not searched again while the settings, templates and checks
+version stay (delete the folder to start over), so a stopped run resumes; molecules a pass lost to a dead
 worker or the executor's hard timeout are searched again on the next start. Times are each molecule's CPU
 seconds in its worker (the one-core cost, independent of the machine's load); the limit is the iteration
 count, the wall-clock cap only a safety net.
@@ -145,11 +146,13 @@ def main(argv: list[str] | None = None) -> int:
     frames = []
     for variant in sorted(args.variants, key=REACTION_SETS.index, reverse=True):  # amide_only (cheap) first
         for confirmation in args.confirmations:
-            part = parts / f"{confirmation}_{variant}.csv"
             settings = RetroSettings(reactions=variant, time_limit_s=args.time_limit,
                                      max_iterations=args.max_iterations,
                                      max_stock_heavy_atoms=args.max_stock_heavy_atoms,
                                      stock_confirmation=confirmation, building_blocks=blocks)
+            # keyed by the settings' fingerprint (templates, checks version, stock, libraries): a pass made
+            # with other checks is searched again, not read back
+            part = parts / f"{confirmation}_{variant}_{settings.fingerprint()[:12]}.csv"
             if not part.exists():
                 run_pass(mols, settings, args.workers).to_csv(part, index=False)
             done = pd.read_csv(part, keep_default_na=False, na_values={"steps": [""]})

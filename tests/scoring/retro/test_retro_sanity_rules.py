@@ -481,3 +481,81 @@ def test_an_amide_hydrolysis_beside_a_more_labile_acyl_group_is_refused():
     ester = verdict(name, "COC(=O)c1ccc(CC(=O)O)cc1", "COC(=O)c1ccc(CC(N)=O)cc1")
     assert ester is not None and "an ester" in ester
     assert verdict(name, "COc1ccc(CC(=O)O)cc1", "COc1ccc(CC(N)=O)cc1") is None
+
+
+def test_methyl_iodide_methylates_carbon_only_as_an_enolate():
+    """rxn-insight's C-methylation templates write any C-H as the nucleophile. Menthol's ring CH2, coniine's CH3, an
+    aryl C-H and a bridgehead alpha carbon (camphor) are refused; an arylacetic acid's alpha carbon (its
+    dianion) is accepted, but not a glycinamide's beside its free amine."""
+    menthol = verdict("Methylation with MeI_secondary", "CC(C)[C@@H]1CC[C@@H](C)C[C@H]1O",
+                      "CC(C)[C@@H]1CCCC[C@H]1O.CI")
+    assert menthol is not None and "no base removes" in menthol
+    coniine = verdict("Methylation with DMS", "CCC[C@@H]1CCCCN1", "CC[C@@H]1CCCCN1.COS(=O)(=O)OC")
+    assert coniine is not None and "no base removes" in coniine
+    aryl = verdict("Methylation with MeI_aryl", "Cc1ccccc1C(OCCN(C)C)c1ccccc1", "CI.CN(C)CCOC(c1ccccc1)c1ccccc1")
+    assert aryl is not None and "aryl C-H" in aryl
+    camphor = verdict("Methylation with MeI_tertiary", "CC12CCC(CC1=O)C2(C)C", "CC1(C)C2CCC1C(=O)C2.CI")
+    assert camphor is not None and "bridgehead" in camphor
+    assert verdict("Methylation with MeI_secondary", "CC(C(=O)O)c1ccc(-c2ccccc2)c(F)c1",
+                   "CI.O=C(O)Cc1ccc(-c2ccccc2)c(F)c1") is None
+    amine = verdict("Methylation with MeI_secondary", "Cc1cccc(C)c1NC(=O)C(C)N", "CI.Cc1cccc(C)c1NC(=O)CN")
+    assert amine is not None and "amine N-H" in amine
+
+
+def test_a_friedel_crafts_alkylation_needs_a_cation_it_can_form():
+    """Bromoacetic acid forms no cation (felbinac's CH2COOH written as a Friedel-Crafts alkylation); benzyl
+    bromide does."""
+    felbinac = verdict("Friedel-Crafts alkylation with halide", "O=C(O)Cc1ccc(-c2ccccc2)cc1",
+                       "O=C(O)CBr.c1ccc(-c2ccccc2)cc1")
+    assert felbinac is not None and "cation does not form" in felbinac
+    assert verdict("Friedel-Crafts alkylation with halide", "c1ccc(Cc2ccccc2)cc1", "BrCc1ccccc1.c1ccccc1") is None
+
+
+def test_an_ether_from_two_alcohols_and_o_alkylations_beside_an_amine():
+    """Acid-made ethers of two alcohols need partners without another O-H or amine N-H (metoprolol's amino diol
+    is refused, phenethyl alcohol with methanol is not); an O-methylation with dimethyl sulfate is refused
+    beside a secondary amine (carvedilol), not beside a tertiary aromatic N (papaverine); a diazo compound does
+    not N-alkylate an amide (valsartan)."""
+    metoprolol = verdict("Alcohol to ether", "COCCc1ccc(OCC(O)CNC(C)C)cc1", "CC(C)NCC(O)COc1ccc(CCO)cc1.CO")
+    assert metoprolol is not None and "another O-H or amine N-H" in metoprolol
+    assert verdict("Alcohol to ether", "COCCc1ccccc1", "OCCc1ccccc1.CO") is None
+    carvedilol = verdict("Methylation of OH with DMS", "COc1ccccc1OCCNCC(O)COc1cccc2[nH]c3ccccc3c12",
+                         "COS(=O)(=O)OC.Oc1ccccc1OCCNCC(O)COc1cccc2[nH]c3ccccc3c12")
+    assert carvedilol is not None and "aliphatic amine" in carvedilol
+    assert verdict("Methylation of OH with DMS", "COc1ccc(Cc2nccc3cc(OC)c(OC)cc23)cc1OC",
+                   "COS(=O)(=O)OC.COc1cc(Cc2nccc3cc(OC)c(OC)cc23)ccc1O") is None
+    valsartan = verdict("O-alkylation of amides with diazo compounds",
+                        "CCCCC(=O)N(Cc1ccc(-c2ccccc2-c2nn[nH]n2)cc1)[C@H](C(=O)O)C(C)C",
+                        "CCCCC(=O)N[C@H](C(=O)O)C(C)C.[N-]=[N+]=Cc1ccc(-c2ccccc2-c2nn[nH]n2)cc1")
+    assert valsartan is not None and "diazo" in valsartan
+
+
+def test_an_alkoxy_group_is_displaced_only_from_an_activated_carbon():
+    """Tocainide's anilide 'from' 2,6-dimethylanisole and alaninamide is refused (an amide N-H, an unactivated
+    arene); an amine on a 2-methoxypyrimidine's C2 is an SNAr and passes this rule."""
+    tocainide = verdict("Displacement of ethoxy group by primary amine", "Cc1cccc(C)c1NC(=O)C(C)N",
+                        "CC(N)C(N)=O.COc1c(C)cccc1C")
+    assert tocainide is not None and "amide or sulfonamide" in tocainide
+    from mara_chem.scoring.retro.checks.alkylation import alkoxy_displacement_problem
+    from mara_chem.scoring.retro.checks.proposal import Proposal
+
+    anisole = Proposal.from_smiles("[CH3:1][CH2:2][NH:3][c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1",
+                                   "[CH3:1][CH2:2][NH2:3].CO[c:4]1[cH:5][cH:6][cH:7][cH:8][cH:9]1")
+    assert "unactivated" in (alkoxy_displacement_problem(anisole) or "")
+    pyrimidine = Proposal.from_smiles("[CH3:1][CH2:2][NH:3][c:4]1[n:5][cH:6][cH:7][cH:8][n:9]1",
+                                      "[CH3:1][CH2:2][NH2:3].CO[c:4]1[n:5][cH:6][cH:7][cH:8][n:9]1")
+    assert alkoxy_displacement_problem(pyrimidine) is None
+
+
+def test_a_simple_enol_is_no_reactant_and_o_methylation_spares_no_tertiary_amine():
+    """Vinyl alcohol is acetaldehyde (menthol's Diels-Alder 'with' it); a 1,3-dicarbonyl's enol is not refused
+    by this rule. Dimethyl sulfate quaternises trimethobenzamide's dimethylamine as it methylates the phenol."""
+    from rdkit import Chem
+
+    from mara_chem.scoring.retro.checks.isolability import isolable_problem
+
+    assert "enol" in (isolable_problem(Chem.MolFromSmiles("C=CO")) or "")
+    assert isolable_problem(Chem.MolFromSmiles("CC(O)=CC(C)=O")) is None
+    quaternised = verdict("Methylation of OH with DMS", "COc1cc(C(=O)NCc2ccc(OCCN(C)C)cc2)cc(OC)c1OC",
+                          "COS(=O)(=O)OC.COc1cc(C(=O)NCc2ccc(OCCN(C)C)cc2)cc(O)c1OC")
+    assert quaternised is not None and "tertiary aliphatic amine" in quaternised

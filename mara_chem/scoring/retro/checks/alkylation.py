@@ -177,3 +177,103 @@ def primary_amine_methylation_problem(proposal: Proposal) -> str | None:
                 return ("a mono-N-methylation of a primary aliphatic amine (the N-methylamine is methylated again: "
                         "a mixture of secondary, tertiary amine and quaternary salt)")
     return None
+
+
+#: a C-H that a base removes, so that the carbanion takes a methyl from methyl iodide: alpha to a carbonyl,
+#: imine, nitrile, nitro or sulfonyl group
+_ACIDIC_CH = "[CX4;!H0;$(C[CX3]=[O,N]),$(CC#N),$(C[N+](=O)[O-]),$(CS(=O)=O)]"
+#: what takes methyl iodide before such a carbanion forms, or quenches it: an aliphatic amine N-H, an alcohol or
+#: phenol O-H
+_C_METHYLATION_COMPETITOR = f"[$({ALIPHATIC_AMINE_NH}),$([OX2H1][CX4]),$([OX2H1]c)]"
+#: an alkyl halide carbon whose cation a Friedel-Crafts alkylation cannot form: beside a carbonyl, nitrile,
+#: nitro, sulfonyl or CF3 group
+_CATION_DESTABILISED = "[CX4;$(C[CX3]=O),$(CC#N),$(C[N+](=O)[O-]),$(CS(=O)=O),$(CC(F)(F)F)]"
+
+
+def c_methylation_problem(proposal: Proposal) -> str | None:
+    """A methylating agent (methyl iodide, dimethyl sulfate or carbonate) methylates a C-H only as a carbanion:
+    an enolate or its like, alpha to a carbonyl, imine, nitrile, nitro or sulfonyl group, not at a bridgehead
+    (no enolate there) and in a molecule without an amine N-H, alcohol or phenol O-H, which is methylated or
+    quenches the base first (a free acid's dianion is fine). rxn-insight's "Methylation with MeI", "with DMS" and "C-methylation" templates write any CH3, CH2, CH or
+    aryl C-H as the nucleophile: menthol, coniine or an N-ethyl group "from" their demethyl analogues."""
+    for a, b in proposal.formed_bonds:
+        for nucleophile, methyl in ((a, b), (b, a)):
+            if proposal.atom(nucleophile).GetSymbol() != "C" or proposal.leaving(nucleophile) \
+                    or proposal.atom(methyl).GetSymbol() != "C" or not proposal.leaving(methyl):
+                continue  # not a C-H taking a methyl from its leaving group (a cross-coupling's carbon leaves too)
+            atom = proposal.atom(nucleophile)
+            mol = proposal.reactants[nucleophile[0]]
+            if atom.GetIsAromatic():
+                return "a C-methylation of an aryl C-H by a methylating agent (no arene is methylated that way)"
+            if not matches_at(mol, _ACIDIC_CH, nucleophile[1]):
+                return ("a C-methylation at a C-H that no base removes (it needs an enolate: "
+                        "alpha to a carbonyl, nitrile, nitro or sulfonyl group)")
+            if mol.GetRingInfo().NumAtomRings(nucleophile[1]) > 1 and _bridgehead(mol, nucleophile[1]):
+                return "an enolate methylation at a bridgehead carbon (no enolate forms there)"
+            if carries(mol, _C_METHYLATION_COMPETITOR, besides=-1):
+                return ("an enolate methylation beside an amine N-H or an alcohol or phenol O-H (methylated "
+                        "first, or it quenches the base)")
+    return None
+
+
+def _bridgehead(mol: Chem.Mol, atom: int) -> bool:
+    """The atom is shared by two rings that share more than one bond (a bridged bicycle, as in camphor)."""
+    rings = [set(r) for r in mol.GetRingInfo().AtomRings() if atom in r]
+    return any(len(x & y) > 2 for i, x in enumerate(rings) for y in rings[i + 1:])
+
+
+def friedel_crafts_cation_problem(proposal: Proposal) -> str | None:
+    """A Friedel-Crafts alkylation goes through the alkyl halide's cation, which a carbonyl, nitrile, nitro,
+    sulfonyl or CF3 group beside it does not let form (felbinac's CH2COOH 'from' bromoacetic acid)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            if proposal.leaving(c) and matches_at(proposal.reactants[c[0]], _CATION_DESTABILISED, c[1]):
+                return ("a Friedel-Crafts alkylation with a halide beside a carbonyl, nitrile, nitro, sulfonyl or "
+                        "CF3 group (its cation does not form)")
+    return None
+
+
+def dehydrative_ether_problem(proposal: Proposal) -> str | None:
+    """An ether from two alcohols by acid: the partners must carry no other O-H or amine N-H, which react
+    or are protonated in their place (metoprolol's methyl ether 'from' its amino diol and methanol)."""
+    reacting = set(proposal.centre)
+    for end in proposal.centre:
+        reacting.update((end[0], nb.GetIdx()) for nb in proposal.leaving(end))
+    competitor = pattern(f"[$([OX2H1]),$({ALIPHATIC_AMINE_NH})]")
+    for i, mol in enumerate(proposal.reactants):
+        if any((i, atom) not in reacting for (atom,) in mol.GetSubstructMatches(competitor)):
+            return "an ether from two alcohols beside another O-H or amine N-H in a partner (it reacts too)"
+    return None
+
+
+def diazo_n_alkylation_problem(proposal: Proposal) -> str | None:
+    """A diazo compound alkylates an amide at its oxygen if at all (the template's name), never at the amide
+    N-H, which is what "O-alkylation of amides with diazo compounds" writes."""
+    for a, b in proposal.formed_bonds:
+        if "N" in (proposal.atom(a).GetSymbol(), proposal.atom(b).GetSymbol()):
+            return "an amide N-alkylation by a diazo compound (a diazo compound does not alkylate an amide N-H)"
+    return None
+
+
+#: a carbon from which an amine displaces an alkoxy group: a vinylogous ester or imidate carbon (an
+#: ethoxymethylene malonate, a 3-ethoxy enone), or an aryl carbon ortho or para to a ring N or to a nitro,
+#: cyano, carbonyl or sulfonyl group (an SNAr)
+_ALKOXY_DISPLACEABLE = ("[$([C;!a]=C[C,S]=O),$([C;!a]=CC#N),$([C;!a]=[N,O]),$(c:n),$(c:c:c:n),"
+                        "$(c:c[$([N+](=O)[O-]),$(C#N),$(C=O),$(S(=O)=O)]),"
+                        "$(c:c:c:c[$([N+](=O)[O-]),$(C#N),$(C=O),$(S(=O)=O)])]")
+
+
+def alkoxy_displacement_problem(proposal: Proposal) -> str | None:
+    """An amine displaces an alkoxy group only from an activated carbon (``_ALKOXY_DISPLACEABLE``), and an
+    amide N-H displaces none (tocainide's anilide 'from' 2,6-dimethylanisole and alaninamide)."""
+    for a, b in proposal.formed_bonds:
+        for n, c in ((a, b), (b, a)):
+            if proposal.atom(n).GetSymbol() != "N" or proposal.atom(c).GetSymbol() != "C" \
+                    or not any(nb.GetSymbol() == "O" for nb in proposal.leaving(c)):
+                continue
+            if matches_at(proposal.reactants[n[0]], "[NX3]-[$([CX3]=[O,S]),$(S(=O)=O)]", n[1]):
+                return "an alkoxy group displaced by an amide or sulfonamide N-H (no nucleophile for it)"
+            if not matches_at(proposal.reactants[c[0]], _ALKOXY_DISPLACEABLE, c[1]):
+                return ("an alkoxy group displaced by an amine from an unactivated carbon (it needs a vinylogous "
+                        "ester, an imidate or an SNAr-activated arene)")
+    return None

@@ -1,8 +1,8 @@
 """Whether a molecule is an isolable compound at all, asked of every reactant of every step (building block or
 intermediate alike): a route that makes a carbamic acid and uses it at once is no route. Refused: carbamic
 acids, carbonic half-esters and chloroformic acid, acyl halides with their own O-H or amine N-H, beta-keto acids
-but the two sold as such (acetonedicarboxylic and oxaloacetic acid), acylboronic acids, gem-diols and open-chain
-hemiaminals."""
+but the two sold as such (acetonedicarboxylic and oxaloacetic acid), acylboronic acids, gem-diols, open-chain
+hemiaminals and simple enols."""
 
 from __future__ import annotations
 
@@ -39,6 +39,12 @@ _BETA_KETO_ACID = ("[OX2H1][CX3](=O)[CX4][CX3;!$(C-[!#6;!#1])]=O", "[OX2H1][CX3]
 _SOLD_BETA_KETO_ACIDS = frozenset(Chem.MolToSmiles(Chem.MolFromSmiles(s))
                                   for s in ("OC(=O)CC(=O)CC(=O)O", "OC(=O)CC(=O)C(=O)O"))
 
+#: a simple enol, which is its carbonyl compound (vinyl alcohol is acetaldehyde: menthol's Diels-Alder "with"
+#: it); an enol conjugated to a carbonyl, nitrile or nitro group (a vinylogous acid, a 1,3-dicarbonyl's enol)
+#: or written aromatic is left to the other rules
+_SIMPLE_ENOL = ("[OX2H1][CX3;!a;!$(C=[O,N,S]);!$(C=CC=[O,N,S]);!$(C=CC#N);!$(C=C[N+](=O)[O-]);"
+                "!$(C(=C)C=[O,N,S])]=[CX3;!a]")
+
 
 def isolable_problem(mol: Chem.Mol) -> str | None:
     """Why ``mol`` is no isolable compound (it falls apart, loses CO2 or reacts with itself), or None.
@@ -56,6 +62,8 @@ def isolable_problem(mol: Chem.Mol) -> str | None:
     if any(mol.HasSubstructMatch(pattern(smarts)) for smarts in _BETA_KETO_ACID) \
             and unmapped_smiles(mol) not in _SOLD_BETA_KETO_ACIDS:
         return "a beta-keto acid (it decarboxylates)"
+    if mol.HasSubstructMatch(pattern(_SIMPLE_ENOL)):
+        return "a simple enol (it is its carbonyl tautomer)"
     if mol.HasSubstructMatch(pattern(_ACYL_BORON)):
         return "an acylboronic acid or ester (not isolable: it is made and kept as a trifluoroborate or MIDA ester)"
     return None

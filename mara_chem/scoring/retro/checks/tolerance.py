@@ -1,7 +1,8 @@
 """Functional-group tolerance, one table per reaction class (``TOLERANCE``): which groups a class does not tolerate
-beside the one it reacts at. **O-alkylations** (Williamson, O-methylation) no more acidic X-H beside their O-H (a
-free acid, a tetrazole, an imide, a pyrimidinone N-H; a phenol or sulfonamide beside an aliphatic alcohol) and no
-electrophile that closes a lactone on itself; **ketone-to-acid oxidations** (haloform) no boronic acid or ester on
+beside the one it reacts at. **O-alkylations** (Williamson, O-methylation) no primary or secondary aliphatic amine
+and no more acidic X-H beside their O-H (a free acid, a tetrazole, an imide, a pyrimidinone N-H; a phenol or
+sulfonamide beside an aliphatic alcohol) and no electrophile that closes a lactone on itself; **O-methylations**
+also no tertiary amine (quaternised); **ketone-to-acid oxidations** (haloform) no boronic acid or ester on
 the substrate; **Chan-Lam O-arylations** no free carboxylic acid in either partner; **amide reductions** no imide
 or N-acyl carbamate (the hydride cleaves it), aldehyde, ketone or free acid on the substrate; **ester
 saponifications**, **nitrile and amide hydrolyses** and haloform oxidations no N-acyl azole on the substrate
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 from rdkit import Chem
 
-from mara_chem.scoring.retro.checks.chem import CARBOXYLIC_OH, carbonyl, carries, matches_at, sp3
+from mara_chem.scoring.retro.checks.chem import ALIPHATIC_AMINE_NH, CARBOXYLIC_OH, carbonyl, carries, matches_at, sp3
 from mara_chem.scoring.retro.checks.proposal import Proposal, loses_metal
 
 
@@ -83,6 +84,8 @@ O_ALKYLATION_TOLERANCE: tuple[Intolerance, ...] = (
                 _ALCOHOL_OR_PHENOL),
     Intolerance("[nH][#6]=O", "a pyrimidinone or pyridone N-H (pKa 8-11: N-alkylated as readily as a phenol)",
                 _ALCOHOL_OR_PHENOL),
+    Intolerance(ALIPHATIC_AMINE_NH, "a primary or secondary aliphatic amine (more nucleophilic than the O-H: "
+                "alkylated first)", _ALCOHOL_OR_PHENOL),
     Intolerance("[OX2H1]c", "a phenol (pKa 10: deprotonated before an aliphatic alcohol, pKa 16)",
                 frozenset({"alcohol"})),
     Intolerance("[#7X3;!H0]S(=O)=O", "a sulfonamide N-H (pKa 10: deprotonated before an aliphatic alcohol)",
@@ -90,6 +93,13 @@ O_ALKYLATION_TOLERANCE: tuple[Intolerance, ...] = (
     Intolerance("[CX4;$([CX4]~[#6]~[#6][CX3](=O)[OX2H1]),$([CX4]~[#6]~[#6]~[#6][CX3](=O)[OX2H1])]",
                 "a free acid four or five bonds from the carbon it attacks (it closes a gamma- or delta-lactone)",
                 _ANY_O_NUCLEOPHILE, where="partner atom"),
+)
+#: what a methylation of an O-H with dimethyl sulfate or methyl iodide does not tolerate beside it, on top of the
+#: O-alkylations' table: a tertiary aliphatic amine, which these reagents quaternise as fast as the phenolate
+#: reacts (trimethobenzamide's and venlafaxine's dimethylamino groups)
+O_METHYLATION_TOLERANCE: tuple[Intolerance, ...] = (
+    Intolerance("[NX3;H0;+0;!$(N[a]);!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[N,O]);!$(NC#N)]",
+                "a tertiary aliphatic amine (quaternised by the methylating agent)", _ALCOHOL_OR_PHENOL),
 )
 #: what a hydrolysis or a reaction in aqueous base (an ester saponification, a nitrile hydrated by basic hydrogen
 #: peroxide or hydrolysed to its acid, an amide hydrolysed to its acid, a haloform oxidation) does not tolerate on
@@ -250,6 +260,8 @@ def _minisci_sites(proposal: Proposal) -> Iterator[Site]:
 TOLERANCE: dict[tuple[str, ...], Tolerance] = {
     ("williamson", "o-methylation", "methylation of oh with dms"):
         Tolerance("an O-alkylation", ("nucleophile", "electrophile"), _o_alkylation_sites, O_ALKYLATION_TOLERANCE),
+    ("o-methylation", "methylation of oh with dms"):
+        Tolerance("an O-methylation", ("nucleophile", "electrophile"), _o_alkylation_sites, O_METHYLATION_TOLERANCE),
     ("oxidation of ketone to carboxylic acid",):
         Tolerance("a ketone oxidation to the acid (haloform)", ("substrate", "substrate"), _ketone_cleavage_sites,
                   KETONE_OXIDATION_TOLERANCE),

@@ -559,3 +559,24 @@ def test_a_simple_enol_is_no_reactant_and_o_methylation_spares_no_tertiary_amine
     quaternised = verdict("Methylation of OH with DMS", "COc1cc(C(=O)NCc2ccc(OCCN(C)C)cc2)cc(OC)c1OC",
                           "COS(=O)(=O)OC.COc1cc(C(=O)NCc2ccc(OCCN(C)C)cc2)cc(O)c1OC")
     assert quaternised is not None and "tertiary aliphatic amine" in quaternised
+
+
+def test_an_amine_with_its_own_acid_is_no_partner_for_a_coupling_agent():
+    """Valsartan's valine amine 'coupled' with valeric acid through a coupling agent is refused (the agent
+    activates the amine's own acid); the same amine with valeryl chloride (Schotten-Baumann) passes this rule.
+    An N-H enamine is its imine: tocainide's 2-aminoacrylamide is no reactant."""
+    from rdkit import Chem
+
+    from mara_chem.scoring.retro.checks.acylation import amine_partner_acid_problem
+    from mara_chem.scoring.retro.checks.isolability import isolable_problem
+    from mara_chem.scoring.retro.checks.proposal import Proposal
+
+    def amide(donor_leaving: str) -> Proposal:
+        return Proposal.from_smiles(
+            "[CH3:1][CH2:2][C:3](=[O:4])[N:5]([CH3:6])[CH2:7][C:8](=[O:9])[OH:10]",
+            f"[CH3:1][CH2:2][C:3](=[O:4]){donor_leaving}.[NH:5]([CH3:6])[CH2:7][C:8](=[O:9])[OH:10]")
+
+    assert "activates both" in (amine_partner_acid_problem(amide("O")) or "")
+    assert amine_partner_acid_problem(amide("Cl")) is None
+    assert "imine tautomer" in (isolable_problem(Chem.MolFromSmiles("C=C(N)C(=O)Nc1c(C)cccc1C")) or "")
+    assert isolable_problem(Chem.MolFromSmiles("CC(N)=CC(=O)OC")) is None  # a vinylogous carbamate

@@ -72,6 +72,21 @@ def acyl_donor_amine_problem(proposal: Proposal) -> str | None:
     return None
 
 
+def amine_partner_acid_problem(proposal: Proposal) -> str | None:
+    """An amide coupling of a carboxylic acid (through a coupling agent) with an amine that carries a free
+    carboxylic acid of its own: the agent activates that acid too, and the amine couples with itself (valsartan's
+    valine amine 'coupled' with valeric acid). An acyl halide on an amino acid (Schotten-Baumann) passes."""
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            if c[0] == n[0] or proposal.atom(c).GetSymbol() != "C" or proposal.atom(n).GetSymbol() != "N":
+                continue
+            if matches_at(proposal.reactants[c[0]], "[CX3](=O)[OX2H1]", c[1]) \
+                    and proposal.reactants[n[0]].HasSubstructMatch(pattern(CARBOXYLIC_OH)):
+                return ("amide coupling of a carboxylic acid with an amine that carries a free acid of its own "
+                        "(the coupling agent activates both)")
+    return None
+
+
 #: an acyl halide, haloformate or carbamoyl halide (first atom: the carbonyl carbon)
 _ACYL_HALIDE = "[CX3](=O)[Cl,Br,I]"
 

@@ -2,7 +2,7 @@
 intermediate alike): a route that makes a carbamic acid and uses it at once is no route. Refused: carbamic
 acids, carbonic half-esters and chloroformic acid, acyl halides with their own O-H or amine N-H, beta-keto acids
 but the two sold as such (acetonedicarboxylic and oxaloacetic acid), acylboronic acids, gem-diols, open-chain
-hemiaminals and simple enols."""
+hemiaminals, simple enols and N-H enamines."""
 
 from __future__ import annotations
 
@@ -45,6 +45,11 @@ _SOLD_BETA_KETO_ACIDS = frozenset(Chem.MolToSmiles(Chem.MolFromSmiles(s))
 _SIMPLE_ENOL = ("[OX2H1][CX3;!a;!$(C=[O,N,S]);!$(C=CC=[O,N,S]);!$(C=CC#N);!$(C=C[N+](=O)[O-]);"
                 "!$(C(=C)C=[O,N,S])]=[CX3;!a]")
 
+#: an enamine with an N-H, unless its N is acylated or it is a vinylogous amide: it is its imine tautomer
+#: (tocainide's 2-aminoacrylamide 'hydrogenated' to the alaninamide)
+_NH_ENAMINE = ("[NX3;H1,H2;+0;!$(N[CX3]=[O,S]);!$(NS(=O)=O);!$(N[a])][CX3;!a;!$(C=CC=[O,N,S]);!$(C=CC#N);"
+               "!$(C=C[N+](=O)[O-]);!$(C=[O,N,S])]=[CX3;!a]")
+
 
 def isolable_problem(mol: Chem.Mol) -> str | None:
     """Why ``mol`` is no isolable compound (it falls apart, loses CO2 or reacts with itself), or None.
@@ -64,6 +69,8 @@ def isolable_problem(mol: Chem.Mol) -> str | None:
         return "a beta-keto acid (it decarboxylates)"
     if mol.HasSubstructMatch(pattern(_SIMPLE_ENOL)):
         return "a simple enol (it is its carbonyl tautomer)"
+    if mol.HasSubstructMatch(pattern(_NH_ENAMINE)):
+        return "an enamine with an N-H (it is its imine tautomer)"
     if mol.HasSubstructMatch(pattern(_ACYL_BORON)):
         return "an acylboronic acid or ester (not isolable: it is made and kept as a trifluoroborate or MIDA ester)"
     return None

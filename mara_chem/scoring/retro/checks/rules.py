@@ -75,6 +75,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_named("aldehyde"), _on_proposal(carbonyls.aldehyde_problem)),
     Rule(_always, _on_proposal(interconversions.halogenation_problem)),
     Rule(_always, _on_proposal(acylation.acyl_donor_amine_problem)),
+    Rule(_always, _on_proposal(acylation.amine_partner_acid_problem)),
     Rule(_always, _on_proposal(acylation.second_acyl_halide_problem)),
     Rule(_named("to aldehyde", "to ketone", "aldehydes and ketones"),
          _on_proposal(carbonyls.acid_derivative_carbonyl_problem)),

@@ -85,6 +85,10 @@ def test_remax_harness_writes_re_max_replay_with_the_task_threshold(runner) -> N
     for name in ("pmo_mips_grpo", "pmo_dmpo", "pmo_dap_remax_cluster", "pmo_ips_dap_scaffold_window_remax",
                  "pmo_mara_genetic", "pmo_ips_dap_cluster03_window_genetic"):
         load_run_config(runner.run_config(_job(runner, runner.variants[name])))
+    both = load_run_config(runner.run_config(_job(runner, runner.variants[
+        "pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_remax"])))
+    assert both.inception.replay == "remax" and both.inception.mode == "cluster"
+    assert both.genetic.rank_coefficient == 0.001 and both.genetic.replay_loops == 4
 
 
 def test_genetic_gfn_recipe_variant_is_its_published_hyperparameters(runner) -> None:

@@ -580,3 +580,11 @@ def test_an_amine_with_its_own_acid_is_no_partner_for_a_coupling_agent():
     assert amine_partner_acid_problem(amide("Cl")) is None
     assert "imine tautomer" in (isolable_problem(Chem.MolFromSmiles("C=C(N)C(=O)Nc1c(C)cccc1C")) or "")
     assert isolable_problem(Chem.MolFromSmiles("CC(N)=CC(=O)OC")) is None  # a vinylogous carbamate
+
+
+def test_a_wittig_halide_carries_no_amine_n_h():
+    """Coniine's propenyl 'from' 2-(bromomethyl)piperidine and acetaldehyde: the free piperidine alkylates itself
+    and the ylide's base takes the N-H. N-Boc protected, the same disconnection passes this rule."""
+    free = verdict("{Wittig}", "CC=C[C@@H]1CCCCN1", "BrC[C@@H]1CCCCN1.CC=O")
+    assert free is not None and "Wittig" in free
+    assert verdict("{Wittig}", "CC=C[C@@H]1CCCCN1C(=O)OC(C)(C)C", "BrC[C@@H]1CCCCN1C(=O)OC(C)(C)C.CC=O") is None

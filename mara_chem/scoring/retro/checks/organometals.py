@@ -16,7 +16,8 @@ _CARBONYL_OR_NITRILE = "[$([#6X3]=O),$(C#N)]"  # aromatic c=O too (a xanthine, a
 
 def organometal_problem(proposal: Proposal, lowered: str) -> str | None:
     """An organometal (Zn, Mg, Li) reagent cannot carry an O-H or N-H: it would protonate itself. Grignard and
-    organolithium templates write the halide the reagent is made from, so that halide is asked too."""
+    organolithium templates write the halide the reagent is made from, so that halide is asked too, and so are the
+    halides Wittig templates make their phosphonium ylide from (coniine's 2-(bromomethyl)piperidine)."""
     acidic = (pattern(_ACIDIC_H), pattern(ALIPHATIC_AMINE_NH))
     metal_made = any(word in lowered for word in ("grignard", "organolithium", "organometallic", "barbier"))
     for i, mol in enumerate(proposal.reactants):
@@ -25,6 +26,11 @@ def organometal_problem(proposal: Proposal, lowered: str) -> str | None:
                                     for bond in proposal.formed_bonds for end in bond)
         if (metal or halide) and any(mol.HasSubstructMatch(p) for p in acidic):
             return "an organozinc, -magnesium or -lithium reagent that carries an O-H or N-H"
+        if "wittig" in lowered and any(end[0] == i and halide_or_sulfonate(proposal, end)
+                                       for bond in proposal.formed_bonds for end in bond) \
+                and any(mol.HasSubstructMatch(p) for p in acidic):
+            return ("a Wittig reagent's halide that carries an O-H or N-H (its amine alkylates itself, the "
+                    "ylide's base takes the X-H)")
         magnesium = any(a.GetSymbol() in ("Mg", "Li") for a in mol.GetAtoms()) or (
             halide and ("grignard" in lowered or "organolithium" in lowered))
         if magnesium and mol.HasSubstructMatch(pattern(_CARBONYL_OR_NITRILE)):

@@ -588,3 +588,41 @@ def test_a_wittig_halide_carries_no_amine_n_h():
     free = verdict("{Wittig}", "CC=C[C@@H]1CCCCN1", "BrC[C@@H]1CCCCN1.CC=O")
     assert free is not None and "Wittig" in free
     assert verdict("{Wittig}", "CC=C[C@@H]1CCCCN1C(=O)OC(C)(C)C", "BrC[C@@H]1CCCCN1C(=O)OC(C)(C)C.CC=O") is None
+
+
+def test_michael_donors_friedel_crafts_donors_and_nitrite_hydrazines():
+    """A Michael donor's C-H must be acidic (baclofen's CH2NH2 'from' methylamine's methyl is refused); a
+    Friedel-Crafts acyl donor carries no second acid unless the two close a cyclic anhydride (ketoprofen's
+    meta diacid refused, fenbufen's succinic acid not), and nothing it acylates or that binds the Lewis acid
+    (tolcapone's catechol); a Friedel-Crafts alkylation forms no cation beside a carbonyl (primidone); nitrite
+    makes no hydrazine from a primary amine (phenelzine)."""
+    baclofen = verdict("Michael addition methyl", "NCC(CC(=O)O)c1ccc(Cl)cc1", "CN.O=C(O)C=Cc1ccc(Cl)cc1")
+    assert baclofen is not None and "no base removes" in baclofen
+    ketoprofen = verdict("Friedel-Crafts acylation", "CC(C(=O)O)c1cccc(C(=O)c2ccccc2)c1",
+                         "CC(C(=O)O)c1cccc(C(=O)O)c1.c1ccccc1")
+    assert ketoprofen is not None and "second acid" in ketoprofen
+    assert verdict("Friedel-Crafts acylation", "O=C(O)CCC(=O)c1ccc(-c2ccccc2)cc1",
+                   "O=C(O)CCC(=O)O.c1ccc(-c2ccccc2)cc1") is None
+    tolcapone = verdict("Friedel-Crafts acylation", "Cc1ccc(C(=O)c2cc(O)c(O)c([N+](=O)[O-])c2)cc1",
+                        "Cc1ccccc1.O=C(O)c1cc(O)c(O)c([N+](=O)[O-])c1")
+    assert tolcapone is not None and "phenol" in tolcapone
+    primidone = verdict("Friedel-Crafts alkylation", "CCC1(c2ccccc2)C(=O)NCNC1=O", "CC=C1C(=O)NCNC1=O.c1ccccc1")
+    assert primidone is not None and "cation does not form" in primidone
+    phenelzine = verdict("Hydrazine synthesis from amine", "NNCCc1ccccc1", "NCCc1ccccc1.O=N[O-]")
+    assert phenelzine is not None and "primary amine" in phenelzine
+
+
+def test_arylations_beside_an_imide_and_electrophiles_that_alkylate_each_other():
+    """Rosiglitazone's thiazolidinedione N-H beside the amine a 2-bromopyridine was to arylate is refused;
+    fluvoxamine's chlorobutyl chain with a free aminoethyl group alkylates the next molecule, while mexiletine's
+    2-chloropropylamine (through its aziridinium ion) passes; ethosuximide's succinimide N-H takes methyl
+    iodide before its C-H."""
+    rosiglitazone = verdict("Ullmann-Goldberg Substitution amine", "CN(CCOc1ccc(CC2SC(=O)NC2=O)cc1)c1ccccn1",
+                            "Brc1ccccn1.CNCCOc1ccc(CC2SC(=O)NC2=O)cc1")
+    assert rosiglitazone is not None and "imide" in rosiglitazone
+    fluvoxamine = verdict("Williamson Ether Synthesis", "COCCCC/C(=N\\OCCN)c1ccc(C(F)(F)F)cc1",
+                          "CO.NCCO/N=C(\\CCCCCl)c1ccc(C(F)(F)F)cc1")
+    assert fluvoxamine is not None and "far from its leaving group" in fluvoxamine
+    assert verdict("Williamson Ether Synthesis", "Cc1cccc(C)c1OCC(C)N", "CC(N)CCl.Cc1cccc(C)c1O") is None
+    ethosuximide = verdict("Methylation with MeI_tertiary", "CCC1(C)CC(=O)NC1=O", "CCC1CC(=O)NC1=O.CI")
+    assert ethosuximide is not None and "acidic N-H" in ethosuximide

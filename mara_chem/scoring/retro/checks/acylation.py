@@ -7,8 +7,10 @@ molecule carries a second one (the nucleophile takes both)."""
 
 from __future__ import annotations
 
-from mara_chem.scoring.retro.checks.chem import (ACYL_DONOR, ALIPHATIC_AMINE_NH, AMINE_NH, CARBOXYLIC_OH, carries,
-                                                  matches_at, pattern)
+from rdkit import Chem
+
+from mara_chem.scoring.retro.checks.chem import (ACYL_DONOR, ALIPHATIC_AMINE_NH, AMINE_NH, CARBOXYLIC_OH, carbonyl,
+                                                  carries, matches_at, pattern)
 from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate
 
 #: ester-forming templates whose acyl partner is a carboxylic acid or its derivative (lower-case names)
@@ -85,6 +87,42 @@ def amine_partner_acid_problem(proposal: Proposal) -> str | None:
                 return ("amide coupling of a carboxylic acid with an amine that carries a free acid of its own "
                         "(the coupling agent activates both)")
     return None
+
+
+#: what a Friedel-Crafts acylation's acyl donor must not carry besides its reacting carbonyl: a second
+#: carboxylic acid or acyl halide (no selectivity between them: ketoprofen's and tolmetin's diacids), a phenol
+#: (O-acylated, and it binds the Lewis acid: tolcapone's catechol), an N-H azole or amine (acylated or
+#: complexed: mebendazole's benzimidazole)
+_FC_DONOR_COMPETITOR = ("[$([OX2H1][CX3]=O),$([CX3](=O)[Cl,Br,I]),$([OX2H1]c),$([nH]),"
+                        f"$({ALIPHATIC_AMINE_NH})]")
+
+
+def friedel_crafts_donor_problem(proposal: Proposal) -> str | None:
+    """A Friedel-Crafts acylation's donor carries no second acid or acyl halide, phenol, N-H azole or amine
+    (``_FC_DONOR_COMPETITOR``) beside the carbonyl that reacts."""
+    competitor = pattern(_FC_DONOR_COMPETITOR)
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            donor = proposal.reactants[c[0]]
+            if not matches_at(donor, ACYL_DONOR, c[1]):
+                continue
+            reacting = {c[1]} | {nb.GetIdx() for nb in proposal.leaving(c)}
+            if any(match[0] not in reacting and not _anhydride_partner(donor, c[1], match[0])
+                   for match in donor.GetSubstructMatches(competitor)):
+                return ("a Friedel-Crafts acylation whose acyl donor carries a second acid or acyl halide, a "
+                        "phenol, an N-H azole or an amine (no selectivity; the Lewis acid is bound)")
+    return None
+
+
+def _anhydride_partner(donor: Chem.Mol, carbonyl_carbon: int, atom: int) -> bool:
+    """The competing group is the second acid of a diacid that closes a five- or six-membered cyclic anhydride
+    with the reacting one (succinic, glutaric, phthalic acid): it acylates through the anhydride, once
+    (fenbufen from succinic anhydride and biphenyl)."""
+    group = donor.GetAtomWithIdx(atom)
+    carbons = [atom] if group.GetSymbol() == "C" else [nb.GetIdx() for nb in group.GetNeighbors()
+                                                       if nb.GetSymbol() == "C"]
+    distances = Chem.GetDistanceMatrix(donor)
+    return any(carbonyl(donor.GetAtomWithIdx(x)) and distances[carbonyl_carbon][x] in (3, 4) for x in carbons)
 
 
 #: an acyl halide, haloformate or carbamoyl halide (first atom: the carbonyl carbon)

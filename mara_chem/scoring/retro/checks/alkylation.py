@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from rdkit import Chem
 
-from mara_chem.scoring.retro.checks.chem import ALIPHATIC_AMINE_NH, carbonyl, carries, matches_at, pattern, sp3
+from mara_chem.scoring.retro.checks.chem import ACIDIC_CH, ALIPHATIC_AMINE_NH, carbonyl, carries, matches_at, pattern, sp3
 from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate, kept_carbons
 
 #: alkylations by an alkyl electrophile (name prefixes): the carbon of the new bond must be sp3 and lose a group
@@ -179,15 +179,13 @@ def primary_amine_methylation_problem(proposal: Proposal) -> str | None:
     return None
 
 
-#: a C-H that a base removes, so that the carbanion takes a methyl from methyl iodide: alpha to a carbonyl,
-#: imine, nitrile, nitro or sulfonyl group
-_ACIDIC_CH = "[CX4;!H0;$(C[CX3]=[O,N]),$(CC#N),$(C[N+](=O)[O-]),$(CS(=O)=O)]"
 #: what takes methyl iodide before such a carbanion forms, or quenches it: an aliphatic amine N-H, an alcohol or
-#: phenol O-H
-_C_METHYLATION_COMPETITOR = f"[$({ALIPHATIC_AMINE_NH}),$([OX2H1][CX4]),$([OX2H1]c)]"
-#: an alkyl halide carbon whose cation a Friedel-Crafts alkylation cannot form: beside a carbonyl, nitrile,
-#: nitro, sulfonyl or CF3 group
-_CATION_DESTABILISED = "[CX4;$(C[CX3]=O),$(CC#N),$(C[N+](=O)[O-]),$(CS(=O)=O),$(CC(F)(F)F)]"
+#: phenol O-H, an imide, sulfonamide or azole N-H (more acidic than the C-H: ethosuximide's succinimide)
+_C_METHYLATION_COMPETITOR = (f"[$({ALIPHATIC_AMINE_NH}),$([OX2H1][CX4]),$([OX2H1]c),$([NX3;H1]([CX3]=O)[CX3]=O),"
+                             "$([NX3;!H0]S(=O)=O),$([nH])]")
+#: a carbon whose cation a Friedel-Crafts alkylation cannot form (an alkyl halide's, or an alkene's that the
+#: arene bonds to): beside a carbonyl, nitrile, nitro, sulfonyl or CF3 group
+_CATION_DESTABILISED = "[C;$(C[CX3]=O),$(CC#N),$(C[N+](=O)[O-]),$(CS(=O)=O),$(CC(F)(F)F)]"
 
 
 def c_methylation_problem(proposal: Proposal) -> str | None:
@@ -205,14 +203,14 @@ def c_methylation_problem(proposal: Proposal) -> str | None:
             mol = proposal.reactants[nucleophile[0]]
             if atom.GetIsAromatic():
                 return "a C-methylation of an aryl C-H by a methylating agent (no arene is methylated that way)"
-            if not matches_at(mol, _ACIDIC_CH, nucleophile[1]):
+            if not matches_at(mol, ACIDIC_CH, nucleophile[1]):
                 return ("a C-methylation at a C-H that no base removes (it needs an enolate: "
                         "alpha to a carbonyl, nitrile, nitro or sulfonyl group)")
             if mol.GetRingInfo().NumAtomRings(nucleophile[1]) > 1 and _bridgehead(mol, nucleophile[1]):
                 return "an enolate methylation at a bridgehead carbon (no enolate forms there)"
             if carries(mol, _C_METHYLATION_COMPETITOR, besides=-1):
-                return ("an enolate methylation beside an amine N-H or an alcohol or phenol O-H (methylated "
-                        "first, or it quenches the base)")
+                return ("an enolate methylation beside an amine N-H, an alcohol or phenol O-H or an acidic N-H "
+                        "(methylated first, or it quenches the base)")
     return None
 
 
@@ -223,12 +221,16 @@ def _bridgehead(mol: Chem.Mol, atom: int) -> bool:
 
 
 def friedel_crafts_cation_problem(proposal: Proposal) -> str | None:
-    """A Friedel-Crafts alkylation goes through the alkyl halide's cation, which a carbonyl, nitrile, nitro,
-    sulfonyl or CF3 group beside it does not let form (felbinac's CH2COOH 'from' bromoacetic acid)."""
+    """A Friedel-Crafts alkylation goes through a cation at the carbon that bonds to the arene (from the alkyl
+    halide, or the protonated alkene), which a carbonyl, nitrile, nitro, sulfonyl or CF3 group beside it does not
+    let form (felbinac's CH2COOH 'from' bromoacetic acid, primidone's quaternary carbon 'from' an alkylidene
+    malonamide)."""
     for a, b in proposal.formed_bonds:
         for c in (a, b):
-            if proposal.leaving(c) and matches_at(proposal.reactants[c[0]], _CATION_DESTABILISED, c[1]):
-                return ("a Friedel-Crafts alkylation with a halide beside a carbonyl, nitrile, nitro, sulfonyl or "
+            if proposal.atom(c).GetIsAromatic():
+                continue
+            if matches_at(proposal.reactants[c[0]], _CATION_DESTABILISED, c[1]):
+                return ("a Friedel-Crafts alkylation at a carbon beside a carbonyl, nitrile, nitro, sulfonyl or "
                         "CF3 group (its cation does not form)")
     return None
 
@@ -276,4 +278,23 @@ def alkoxy_displacement_problem(proposal: Proposal) -> str | None:
             if not matches_at(proposal.reactants[c[0]], _ALKOXY_DISPLACEABLE, c[1]):
                 return ("an alkoxy group displaced by an amine from an unactivated carbon (it needs a vinylogous "
                         "ester, an imidate or an SNAr-activated arene)")
+    return None
+
+
+def distant_amine_electrophile_problem(proposal: Proposal) -> str | None:
+    """An SN2 electrophile must not carry a free aliphatic amine four or more bonds from the carbon that loses
+    its leaving group: the amine of one molecule alkylates the next (fluvoxamine's aminoethyl oxime ether with
+    a chlorobutyl chain). A 2- or 3-haloalkylamine reacts through its aziridinium or azetidinium ion, or an
+    epoxide beside it, at the same carbons (mexiletine's 2-chloropropylamine, timolol's chlorohydrin), and is
+    left to the other rules."""
+    amine = pattern(ALIPHATIC_AMINE_NH)
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            if proposal.atom(c).GetSymbol() != "C" or not halide_or_sulfonate(proposal, c):
+                continue
+            mol = proposal.reactants[c[0]]
+            distances = Chem.GetDistanceMatrix(mol)
+            if any(distances[c[1]][n] >= 4 for (n,) in mol.GetSubstructMatches(amine)):
+                return ("an alkylation whose electrophile carries a free amine far from its leaving group (one "
+                        "molecule alkylates the next)")
     return None

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rdkit import Chem
 
-from mara_chem.scoring.retro.checks.chem import AMINE_NH, carbonyl, matches_at, pattern, sp3
+from mara_chem.scoring.retro.checks.chem import ACIDIC_CH, AMINE_NH, carbonyl, matches_at, pattern, sp3
 from mara_chem.scoring.retro.checks.proposal import Proposal
 
 #: what makes an alkene a Michael acceptor: a conjugated carbonyl, nitrile, sulfonyl, nitro or azine
@@ -71,6 +71,24 @@ def michael_problem(proposal: Proposal) -> str | None:
                 if any(nb.GetIdx() in hits for nb in alpha.GetNeighbors() if nb.GetIdx() != atom.GetIdx()):
                     return None
     return "michael addition to an alkene without an acceptor group (no conjugated C=O, C#N, SO2, NO2)"
+
+
+def michael_donor_problem(proposal: Proposal) -> str | None:
+    """A Michael addition's carbon donor is a carbanion: an sp3 C-H it gives up must be acidic (alpha to a
+    carbonyl, nitrile, nitro or sulfonyl group: nitromethane, a malonate), unless a metal or boron leaves it.
+    'Michael addition methyl' wrote baclofen's CH2NH2 from methylamine's methyl, pregabalin's isobutyl from
+    isobutane."""
+    for a, b in proposal.formed_bonds:
+        for donor, acceptor in ((a, b), (b, a)):
+            atom = proposal.atom(donor)
+            if atom.GetSymbol() != "C" or not sp3(atom) or not atom.GetTotalNumHs() or proposal.leaving(donor):
+                continue
+            if not any(bond.GetBondType() == Chem.BondType.DOUBLE for bond in proposal.atom(acceptor).GetBonds()):
+                continue  # the other end is no alkene carbon: this is not the donor's bond
+            if not matches_at(proposal.reactants[donor[0]], ACIDIC_CH, donor[1]):
+                return ("a Michael addition from a C-H that no base removes (the donor must be alpha to a "
+                        "carbonyl, nitrile, nitro or sulfonyl group)")
+    return None
 
 
 def aldehyde_problem(proposal: Proposal) -> str | None:

@@ -18,6 +18,9 @@ AMINE_NH = "[NX3;!H0;!$(N[N,O]);!$(NC=[O,S])]"
 ALIPHATIC_AMINE_NH = "[NX3;!H0;+0;!$(N[a]);!$(N[N,O,S]);!$(N[#6]=[#7,#8,#16])]"
 #: a carboxylic acid's O-H (not a carbonic or carbamic acid's): the nucleophile of a Mitsunobu esterification
 CARBOXYLIC_OH = "[OX2H1][CX3;!$(C([OX2H1])(=O)[!#6])]=O"
+#: a C-H a base removes (the carbanion of an alkylation or Michael addition): alpha to a carbonyl, imine,
+#: nitrile, nitro or sulfonyl group
+ACIDIC_CH = "[CX4;!H0;$(C[CX3]=[O,N]),$(CC#N),$(C[N+](=O)[O-]),$(CS(=O)=O)]"
 #: a cyanate ester (O-C#N): no nitrile, and no shelf-stable building block
 CYANATE_ESTER = "[#6]O[CX2]#[NX1]"
 

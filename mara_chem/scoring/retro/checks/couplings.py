@@ -80,6 +80,26 @@ def competing_amine_problem(proposal: Proposal) -> str | None:
     return None
 
 
+#: an N-H more acidic than an amine's: an imide's (thiazolidinedione, hydantoin, glutarimide) or a tetrazole's
+_ACIDIC_NH = "[$([NX3;H1]([#6]=[O,S])[#6]=O),$([nH]1nnnc1),$([nH]1nncn1)]"
+
+
+def acidic_nh_competitor_problem(proposal: Proposal) -> str | None:
+    """A copper or palladium N-arylation takes the most acidic N-H its partners carry: an imide or tetrazole
+    N-H beside the amine is arylated or holds the base (rosiglitazone's thiazolidinedione beside the
+    N-methylamine that a 2-bromopyridine was to arylate)."""
+    acidic = pattern(_ACIDIC_NH)
+    for a, b in proposal.formed_bonds:
+        for n in (a, b):
+            if proposal.atom(n).GetSymbol() != "N":
+                continue
+            for i, mol in enumerate(proposal.reactants):
+                if any((i, m[0]) != n for m in mol.GetSubstructMatches(acidic)):
+                    return ("an N-arylation beside an imide or tetrazole N-H (more acidic: it is arylated or holds "
+                            "the base)")
+    return None
+
+
 def goldberg_centre_problem(proposal: Proposal) -> str | None:
     """A Goldberg template at its new C-N bond, read on the halide partner's carbon. The generic template writes
     any carbon (``[#6]-[Cl,Br,I]``), so it also fires at an acyl carbon, where the step is an acylation under a

@@ -24,3 +24,15 @@ def cyanate_problem(proposal: Proposal) -> str | None:
     if any(m.HasSubstructMatch(pattern(CYANATE_ESTER)) for m in (proposal.product, *proposal.reactants)):
         return "a nitrile template applied to a cyanate ester (O-C#N is no nitrile)"
     return None
+
+
+def nitrite_hydrazine_problem(proposal: Proposal) -> str | None:
+    """A hydrazine from an amine and nitrite goes through the N-nitroso compound, which only a secondary amine
+    forms: a primary amine gives the diazonium ion and loses nitrogen (phenelzine 'from' phenethylamine)."""
+    for a, b in proposal.formed_bonds:
+        for n in (a, b):
+            atom = proposal.atom(n)
+            if atom.GetSymbol() == "N" and atom.GetTotalNumHs() >= 2 and sum(
+                    1 for nb in atom.GetNeighbors() if nb.GetSymbol() == "C") == 1:
+                return "a hydrazine from a primary amine and nitrite (its diazonium ion loses N2)"
+    return None

@@ -626,3 +626,35 @@ def test_arylations_beside_an_imide_and_electrophiles_that_alkylate_each_other()
     assert verdict("Williamson Ether Synthesis", "Cc1cccc(C)c1OCC(C)N", "CC(N)CCl.Cc1cccc(C)c1O") is None
     ethosuximide = verdict("Methylation with MeI_tertiary", "CCC1(C)CC(=O)NC1=O", "CCC1CC(=O)NC1=O.CI")
     assert ethosuximide is not None and "acidic N-H" in ethosuximide
+
+
+def test_friedel_crafts_arenes_nitrations_and_templates_that_write_a_heteroatom_acyl():
+    """From holdout3/'s search with every template's atoms kept: Friedel-Crafts alkylation of an azole (losartan)
+    or with a primary bromide (sitagliptin) is refused, with benzyl bromide on benzene it is not; nitration para to
+    a sulfonyl group (sulfamethoxazole) or beside a free aniline (dapsone) is refused; the dimethylamide ketone
+    synthesis writing sorafenib's N-methylamide from trimethylurea is refused; no SN2 at a cyclopropyl carbon
+    (nevirapine); an enolate methylation beside a tertiary amine is refused (methadone)."""
+    losartan = verdict("Friedel-Crafts alkylation", "CCCCc1nc(Cl)c(CO)n1Cc1ccc(-c2ccccc2-c2nn[nH]n2)cc1",
+                       "C=CCC.OCc1c(Cl)ncn1Cc1ccc(-c2ccccc2-c2nn[nH]n2)cc1")
+    assert losartan is not None and "heteroarene" in losartan
+    sitagliptin = verdict("Friedel-Crafts alkylation with halide",
+                          "N[C@@H](CC(=O)N1CCn2c(nnc2C(F)(F)F)C1)Cc1cc(F)c(F)cc1F",
+                          "Fc1ccc(F)c(F)c1.N[C@H](CBr)CC(=O)N1CCn2c(nnc2C(F)(F)F)C1")
+    assert sitagliptin is not None
+    assert verdict("Friedel-Crafts alkylation with halide", "c1ccc(Cc2ccccc2)cc1", "BrCc1ccccc1.c1ccccc1") is None
+    sulfa = verdict("Aromatic nitration with HNO3", "Cc1cc(NS(=O)(=O)c2ccc([N+](=O)[O-])cc2)no1",
+                    "Cc1cc(NS(=O)(=O)c2ccccc2)no1.O=[N+]([O-])O")
+    assert sulfa is not None and "meta-directing" in sulfa
+    dapsone = verdict("Aromatic nitration with HNO3", "Nc1ccc(S(=O)(=O)c2ccc([N+](=O)[O-])cc2)cc1",
+                      "Nc1ccc(S(=O)(=O)c2ccccc2)cc1.O=[N+]([O-])O")
+    assert dapsone is not None
+    sorafenib = verdict("Asymmetric ketones from N,N-dimethylamides",
+                        "CNC(=O)c1cc(Oc2ccc(NC(=O)Nc3ccc(Cl)c(C(F)(F)F)c3)cc2)ccn1",
+                        "CNC(=O)N(C)C.O=C(Nc1ccc(Oc2ccnc(Br)c2)cc1)Nc1ccc(Cl)c(C(F)(F)F)c1")
+    assert sorafenib is not None and "carbon substituent" in sorafenib
+    nevirapine = verdict("Alkylation of amines", "Cc1ccnc2c1NC(=O)c1cccnc1N2C1CC1",
+                         "CS(=O)(=O)OC1CC1.Cc1ccnc2c1NC(=O)c1cccnc1N2")
+    assert nevirapine is not None and "cyclopropyl" in nevirapine
+    methadone = verdict("Methylation with MeI_primary", "CCC(=O)C(CC(C)N(C)C)(c1ccccc1)c1ccccc1",
+                        "CC(=O)C(CC(C)N(C)C)(c1ccccc1)c1ccccc1.CI")
+    assert methadone is not None and "quaternised" in methadone

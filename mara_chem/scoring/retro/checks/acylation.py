@@ -145,3 +145,25 @@ def second_acyl_halide_problem(proposal: Proposal) -> str | None:
                 return ("an acylation at one of two acyl halides or haloformates in one molecule (the nucleophile "
                         "takes both: a mixture)")
     return None
+
+
+def acyl_substituent_problem(proposal: Proposal, lowered: str) -> str | None:
+    """Templates that make a ketone or ester from an acyl group they write as ``[*]`` (an N,N-dimethylamide and an
+    aryl halide to the aryl ketone; an alcohol oxidised onto another alcohol's O) need that acyl group to be a
+    carbon acyl: from a urea, carbamate or hydrazide they write an amide or carbamate by a reaction that makes none
+    (enzalutamide's and sorafenib's N-methylamides, isoniazid's hydrazide, loratadine's carbamate)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if atom.GetSymbol() != "C" or not proposal.in_product(c[0], atom):
+                continue
+            made = proposal.product_atom(atom)
+            if not carbonyl(made):
+                continue
+            others = [nb for nb in made.GetNeighbors()
+                      if proposal.product.GetBondBetweenAtoms(made.GetIdx(), nb.GetIdx()).GetBondType()
+                      != Chem.BondType.DOUBLE]
+            if sum(1 for nb in others if nb.GetSymbol() != "C") > (1 if "esterification" in lowered else 0):
+                return (f"{lowered} writing an amide, carbamate or urea carbon (its acyl partner must carry a carbon "
+                        "substituent)")
+    return None

@@ -180,9 +180,11 @@ def primary_amine_methylation_problem(proposal: Proposal) -> str | None:
 
 
 #: what takes methyl iodide before such a carbanion forms, or quenches it: an aliphatic amine N-H, an alcohol or
-#: phenol O-H, an imide, sulfonamide or azole N-H (more acidic than the C-H: ethosuximide's succinimide)
+#: phenol O-H, an imide, sulfonamide or azole N-H (more acidic than the C-H: ethosuximide's succinimide), a tertiary
+#: aliphatic amine (quaternised: methadone's dimethylamine)
 _C_METHYLATION_COMPETITOR = (f"[$({ALIPHATIC_AMINE_NH}),$([OX2H1][CX4]),$([OX2H1]c),$([NX3;H1]([CX3]=O)[CX3]=O),"
-                             "$([NX3;!H0]S(=O)=O),$([nH])]")
+                             "$([NX3;!H0]S(=O)=O),$([nH]),"
+                             "$([NX3;H0;+0;!$(N[a]);!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[N,O]);!$(NC#N)])]")
 #: a carbon whose cation a Friedel-Crafts alkylation cannot form (an alkyl halide's, or an alkene's that the
 #: arene bonds to): beside a carbonyl, nitrile, nitro, sulfonyl or CF3 group
 _CATION_DESTABILISED = "[C;$(C[CX3]=O),$(CC#N),$(C[N+](=O)[O-]),$(CS(=O)=O),$(CC(F)(F)F)]"
@@ -209,8 +211,8 @@ def c_methylation_problem(proposal: Proposal) -> str | None:
             if mol.GetRingInfo().NumAtomRings(nucleophile[1]) > 1 and _bridgehead(mol, nucleophile[1]):
                 return "an enolate methylation at a bridgehead carbon (no enolate forms there)"
             if carries(mol, _C_METHYLATION_COMPETITOR, besides=-1):
-                return ("an enolate methylation beside an amine N-H, an alcohol or phenol O-H or an acidic N-H "
-                        "(methylated first, or it quenches the base)")
+                return ("an enolate methylation beside an amine, an alcohol or phenol O-H or an acidic N-H "
+                        "(methylated or quaternised first, or it quenches the base)")
     return None
 
 
@@ -218,6 +220,46 @@ def _bridgehead(mol: Chem.Mol, atom: int) -> bool:
     """The atom is shared by two rings that share more than one bond (a bridged bicycle, as in camphor)."""
     rings = [set(r) for r in mol.GetRingInfo().AtomRings() if atom in r]
     return any(len(x & y) > 2 for i, x in enumerate(rings) for y in rings[i + 1:])
+
+
+#: an arene ring a Friedel-Crafts alkylation does not reach: one with a ring nitrogen (azoles and azines bind
+#: the Lewis acid), or carrying a sulfonyl, carbonyl, nitrile, nitro or CF3 group (deactivated)
+_FC_UNREACHABLE_RING_ATOM = ("[c;$(c1aaaa1),$(c1aaaaa1);"
+                             "$(c~[n,o,s]),$(c~a~[n,o,s]),$(c~a~a~[n,o,s]),"
+                             "$(c-[$(S(=O)=O),$(C=O),$(C#N),$([N+](=O)[O-]),$(C(F)(F)F)]),"
+                             "$(c:a-[$(S(=O)=O),$(C=O),$(C#N),$([N+](=O)[O-]),$(C(F)(F)F)]),"
+                             "$(c:a:a-[$(S(=O)=O),$(C=O),$(C#N),$([N+](=O)[O-]),$(C(F)(F)F)]),"
+                             "$(c:a:a:a-[$(S(=O)=O),$(C=O),$(C#N),$([N+](=O)[O-]),$(C(F)(F)F)])]")
+#: an alkyl halide carbon that ionises: secondary or tertiary, benzylic, allylic, or beside O, S or N
+_FC_IONISABLE = "[CX4;$([CX4;H0,H1](C)C),$(C[a]),$(CC=C),$(C[O,S,N])]"
+
+
+def friedel_crafts_arene_problem(proposal: Proposal) -> str | None:
+    """A Friedel-Crafts alkylation reaches a carbocyclic, undeactivated arene through a cation that forms: not a
+    heteroarene ring (imidazole, pyrazole, pyridine: losartan's, sildenafil's) or a ring carrying a sulfonyl,
+    carbonyl, nitrile, nitro or CF3 group (glibenclamide's benzenesulfonylurea), and not from a primary alkyl
+    halide, whose cation does not form (it rearranges or does not react: sitagliptin's, pioglitazone's)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            mol = proposal.reactants[c[0]]
+            atom = proposal.atom(c)
+            if atom.GetIsAromatic() and matches_at(mol, _FC_UNREACHABLE_RING_ATOM, c[1]):
+                return ("a Friedel-Crafts alkylation of a heteroarene or a deactivated arene (it binds the Lewis "
+                        "acid or does not react)")
+            if not atom.GetIsAromatic() and halide_or_sulfonate(proposal, c) and not matches_at(mol, _FC_IONISABLE,
+                                                                                               c[1]):
+                return "a Friedel-Crafts alkylation with a primary alkyl halide (its cation does not form)"
+    return None
+
+
+def cyclopropyl_sn2_problem(proposal: Proposal) -> str | None:
+    """No SN2 at a cyclopropyl carbon (nevirapine's N-cyclopropyl 'from' cyclopropyl mesylate): the ring forbids
+    the backside approach; N-cyclopropyl groups are made from cyclopropylamine."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            if halide_or_sulfonate(proposal, c) and proposal.reactants[c[0]].GetRingInfo().IsAtomInRingOfSize(c[1], 3):
+                return "an SN2 substitution at a cyclopropyl carbon (no backside approach)"
+    return None
 
 
 def friedel_crafts_cation_problem(proposal: Proposal) -> str | None:

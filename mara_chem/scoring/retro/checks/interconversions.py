@@ -3,7 +3,7 @@ halogen (not a halide ion); **nitrile** templates a nitrile (a cyanate ester, O-
 
 from __future__ import annotations
 
-from mara_chem.scoring.retro.checks.chem import CYANATE_ESTER, pattern
+from mara_chem.scoring.retro.checks.chem import CYANATE_ESTER, matches_at, pattern
 from mara_chem.scoring.retro.checks.proposal import Proposal
 
 
@@ -35,4 +35,31 @@ def nitrite_hydrazine_problem(proposal: Proposal) -> str | None:
             if atom.GetSymbol() == "N" and atom.GetTotalNumHs() >= 2 and sum(
                     1 for nb in atom.GetNeighbors() if nb.GetSymbol() == "C") == 1:
                 return "a hydrazine from a primary amine and nitrite (its diazonium ion loses N2)"
+    return None
+
+
+#: what nitrating conditions destroy or redirect: a free aryl amine or phenol (oxidised; its ring is nitrated
+#: first) or an alcohol (esterified to the nitrate)
+_NITRATION_SENSITIVE = "[$([NX3;H1,H2]c),$([OX2H1]c),$([OX2H1][CX4])]"
+#: a meta-directing group ortho or para to the nitrated carbon, or a ring nitrogen of an azine in its ring
+_NITRATION_MISDIRECTED = ("[c;$(c:c-[$(S(=O)=O),$(C=O),$(C#N),$([N+](=O)[O-]),$(C(F)(F)F)]),"
+                          "$(c:c:c:c-[$(S(=O)=O),$(C=O),$(C#N),$([N+](=O)[O-]),$(C(F)(F)F)]),"
+                          "$(c1:n:a:a:a:a1),$(c1:a:n:a:a:a1),$(c1:a:a:n:a:a1)]")
+
+
+def nitration_problem(proposal: Proposal) -> str | None:
+    """An aromatic nitration goes to the positions its substituents direct it to, on a ring that survives it: not
+    ortho or para to a sulfonyl, carbonyl, nitrile, nitro or CF3 group (they direct meta: sulfamethoxazole's
+    4-nitrobenzenesulfonamide), not on an azine ring (lamotrigine's triazine), and not in a molecule with a free
+    aryl amine, phenol or alcohol (dapsone's aniline, metronidazole's alcohol)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            atom = proposal.atom(c)
+            if not atom.GetIsAromatic():
+                continue
+            mol = proposal.reactants[c[0]]
+            if matches_at(mol, _NITRATION_MISDIRECTED, c[1]):
+                return "an aromatic nitration ortho or para to a meta-directing group, or on an azine ring"
+            if mol.HasSubstructMatch(pattern(_NITRATION_SENSITIVE)):
+                return "an aromatic nitration beside a free aryl amine, phenol or alcohol (oxidised or nitrated first)"
     return None

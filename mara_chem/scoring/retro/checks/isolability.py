@@ -2,7 +2,8 @@
 intermediate alike): a route that makes a carbamic acid and uses it at once is no route. Refused: carbamic
 acids, carbonic half-esters and chloroformic acid, acyl halides with their own O-H or amine N-H, beta-keto acids
 but the two sold as such (acetonedicarboxylic and oxaloacetic acid), acylboronic acids, gem-diols, open-chain
-hemiaminals, simple enols and N-H enamines."""
+hemiaminals, simple enols, N-H enamines and
+trifluoromethanol."""
 
 from __future__ import annotations
 
@@ -67,6 +68,8 @@ def isolable_problem(mol: Chem.Mol) -> str | None:
     if any(mol.HasSubstructMatch(pattern(smarts)) for smarts in _BETA_KETO_ACID) \
             and unmapped_smiles(mol) not in _SOLD_BETA_KETO_ACIDS:
         return "a beta-keto acid (it decarboxylates)"
+    if mol.HasSubstructMatch(pattern("[OX2H1]C(F)(F)F")):
+        return "trifluoromethanol (it loses HF to carbonyl fluoride)"
     if mol.HasSubstructMatch(pattern(_SIMPLE_ENOL)):
         return "a simple enol (it is its carbonyl tautomer)"
     if mol.HasSubstructMatch(pattern(_NH_ENAMINE)):

@@ -499,7 +499,7 @@ def test_methyl_iodide_methylates_carbon_only_as_an_enolate():
     assert verdict("Methylation with MeI_secondary", "CC(C(=O)O)c1ccc(-c2ccccc2)c(F)c1",
                    "CI.O=C(O)Cc1ccc(-c2ccccc2)c(F)c1") is None
     amine = verdict("Methylation with MeI_secondary", "Cc1cccc(C)c1NC(=O)C(C)N", "CI.Cc1cccc(C)c1NC(=O)CN")
-    assert amine is not None and "amine N-H" in amine
+    assert amine is not None and "beside an amine" in amine
 
 
 def test_a_friedel_crafts_alkylation_needs_a_cation_it_can_form():

@@ -242,9 +242,15 @@ def markdown(data: dict, methods: list[Method], tasks: list[Task], budget: int, 
     short = [f"{l}: {t.name} seed {seed} ({r['calls']:,.0f} calls)" for l in labels for t in tasks
              for seed, r in sorted(data[l].get(t.name, {}).items()) if r["calls"] < budget]
     if short:
+        counts = []
+        for label in labels:
+            runs = [r for t in tasks for r in data[label].get(t.name, {}).values()]
+            stopped = sum(1 for r in runs if r["calls"] < budget)
+            if stopped:
+                counts.append(f"{label} {stopped} of {len(runs)}")
         lines += ["## Stopped early", "", "These finished runs paid fewer calls than the budget (the reason is in "
-                  "each run's record); their AUC holds the last top-10 flat to the budget, as PMO's does: "
-                  + "; ".join(short) + ".", ""]
+                  "each run's record); their AUC holds the last top-10 flat to the budget, as PMO's does. Per method: "
+                  + "; ".join(counts) + ". The runs: " + "; ".join(short) + ".", ""]
     missing = [f"{l}: {t.name}" for l in labels for t in tasks if not data[l].get(t.name)]
     if missing:
         lines += ["## Missing", "", "No run yet for: " + "; ".join(missing) + ".", ""]

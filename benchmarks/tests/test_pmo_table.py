@@ -118,12 +118,12 @@ def test_a_recorded_run_whose_folder_is_gone_keeps_its_numbers(tmp_path: Path):
     assert set(pmo.recorded_runs(out / "pmo_runs.json")["A"][task.name]) == {0}
 
 
-def test_a_run_that_stopped_short_of_the_budget_is_named(tmp_path: Path):
+def test_a_run_that_stopped_short_of_the_budget_is_named_and_counted(tmp_path: Path):
     pmo = _table()
     _write_log(tmp_path / "a" / "qed" / "v" / "seed0", [0.2, 0.5, 0.96, 0.3, 0.95, 0.1])
     task = load_task(TASK, "pmo")
     methods = [pmo.Method.parse(f"A={tmp_path / 'a'}:v")]
     data = pmo.collect(methods, [task], budget=10)
     text = pmo.markdown(data, methods, [task], 10, "cmd")
-    assert "## Stopped early" in text and "A: qed seed 0 (6 calls)" in text
+    assert "## Stopped early" in text and "A: qed seed 0 (6 calls)" in text and "Per method: A 1 of 1." in text
     assert "## Stopped early" not in pmo.markdown(pmo.collect(methods, [task], 6), methods, [task], 6, "cmd")

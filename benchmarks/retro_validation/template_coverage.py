@@ -1,6 +1,6 @@
 """How many retro templates rdchiral can use on the validation molecules.
 
-    PYTHONPATH=$PWD python benchmarks/retro_validation/template_coverage.py
+    PYTHONPATH=$PWD python benchmarks/retro_validation/template_coverage.py [--per-set N]
 
 Every template of the default set is initialised in rdchiral and run on every molecule of ``molecules.csv``,
 ``holdout/``, ``holdout2/`` and ``holdout3/``; printed: how many initialise, how many run on every molecule
@@ -11,6 +11,7 @@ alone, but a template that raises is lost to every search.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import csv
 import io
@@ -26,14 +27,18 @@ HERE = Path(__file__).resolve().parent
 SETS = ("", "holdout", "holdout2", "holdout3")
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--per-set", type=int, default=None, help="only the first N molecules of each set")
+    args = parser.parse_args(argv)
     RDLogger.DisableLog("rdApp.*")
     targets = []
     for name in SETS:
         with open(HERE / name / "molecules.csv", newline="") as handle:
-            for row in csv.DictReader(handle):
-                with contextlib.suppress(Exception):
-                    targets.append(rdchiralReactants(row["smiles"]))
+            rows = list(csv.DictReader(handle))[:args.per_set]
+        for row in rows:
+            with contextlib.suppress(Exception):
+                targets.append(rdchiralReactants(row["smiles"]))
     templates = load_templates().templates
     initialised = clean = fired = 0
     for template in templates:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -135,6 +136,19 @@ def test_retro_validation(run_script, tmp_path: Path) -> None:
                "--max-iterations", "5", "--variants", "amide_only", "--confirmations", "exact", "--out", str(tmp_path))
     rows = list(csv.DictReader((tmp_path / "results.csv").open()))
     assert [r["name"] for r in rows] == ["paracetamol"]
+
+
+def test_template_coverage(run_script) -> None:
+    """On two molecules of each set: every template rdchiral initialises also runs (the maps numbered from 0 once
+    made a fifth of them raise), and most of the 527 initialise."""
+    pytest.importorskip("rdchiral", reason="retrosynthesis needs the retro extra")
+    out = run_script("retro_validation/template_coverage.py", "--per-set", "2").stdout
+    found = re.search(r"(\d+) molecules, (\d+) templates: (\d+) initialise in rdchiral, (\d+) run on every molecule "
+                      r"without an exception, (\d+) propose", out)
+    assert found, out
+    molecules, templates, initialised, clean, proposing = map(int, found.groups())
+    assert molecules == 8 and templates > 500 and initialised > 500
+    assert clean == initialised and 0 < proposing < initialised
 
 
 def test_retro_step_replay_matches_the_committed_verdicts(run_script, tmp_path: Path) -> None:

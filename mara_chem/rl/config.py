@@ -184,15 +184,27 @@ class Genetic(Section):
                                   description="c·mean(log π − log π0) added to each off-policy loss")
     on_policy_update: bool = Field(True, description="also update on the step's own batch (false: the agent "
                                    "learns only from the off-policy replay, as Genetic GFN does)")
+    per_mode: int = Field(0, ge=0, le=1_000_000, description="at most this many molecules of one mode in the "
+                          "buffer, so parents and replayed rows spread over the modes found (0: no cap)")
+    mode: Literal["scaffold", "cluster"] = Field("cluster", description="per_mode: what a mode is (as IPS's outcome)")
+    mode_similarity: float = Field(0.4, gt=0.0, le=1.0, allow_inf_nan=False,
+                                   description="per_mode, mode = 'cluster': ECFP4 Tanimoto to join a leader")
 
     @model_validator(mode="after")
     def _off(self) -> "Genetic":
         # a default is accepted (a recorded run.json holds every key); another value would be ignored: refused
-        given = sorted(k for k in self.model_fields_set - {"generations"}
-                       if getattr(self, k) != type(self).model_fields[k].default)
-        if self.generations == 0 and given:
-            raise ValueError(f"{', '.join(given)} given but generations = 0 (genetic exploration is off; remove "
-                             "them or set generations >= 1)")
+        def given(keys: set[str]) -> list[str]:
+            return sorted(k for k in keys & self.model_fields_set
+                          if getattr(self, k) != type(self).model_fields[k].default)
+
+        if self.generations == 0 and given(set(type(self).model_fields) - {"generations"}):
+            raise ValueError(f"{', '.join(given(set(type(self).model_fields) - {'generations'}))} given but "
+                             "generations = 0 (genetic exploration is off; remove them or set generations >= 1)")
+        if self.per_mode == 0 and given({"mode", "mode_similarity"}):
+            raise ValueError(f"{', '.join(given({'mode', 'mode_similarity'}))} given but per_mode = 0 (the buffer "
+                             "has no cap per mode; set per_mode >= 1)")
+        if self.mode != "cluster" and given({"mode_similarity"}):
+            raise ValueError("mode_similarity given but mode is not 'cluster'")
         return self
 
     @property

@@ -3,7 +3,9 @@
 After a step's batch has been scored and the agent updated on it, the harness
 
 1. adds the batch's molecules (with the scores the strategy learns from) to a buffer of the ``buffer_size`` best
-   distinct molecules;
+   distinct molecules; with ``per_mode`` ≥ 1, of the ``per_mode`` best of each mode (scaffold or ECFP4 leader
+   cluster, :class:`~mara_chem.rl.replay.ModeReplayMemory`), so that one mode's near-copies cannot fill the
+   mating pool and the replayed rows;
 2. runs ``generations`` generations: a mating pool of ``population`` parents is drawn from the buffer by rank,
    with replacement, P(rank r) = (1/(kN + r)) / Σ_j 1/(kN + j) over the N buffer entries (r = 0 the best,
    k = ``rank_coefficient``), and ``offspring`` children are made, each from two parents picked at random from the
@@ -36,7 +38,7 @@ from mara_chem.models.language_model import LanguageModel
 from mara_chem.rl.agent_update import encode_spellable
 from mara_chem.rl.config import Genetic
 from mara_chem.rl.learning_step import LearningStep
-from mara_chem.rl.replay import ReplayMemory
+from mara_chem.rl.replay import ModeReplayMemory, ReplayMemory
 from mara_chem.rl.strategies import StrategyBatch
 from mara_chem.rl.strategy_inputs import AnchorPool, OnPolicyRows, StrategyInputs
 
@@ -125,7 +127,9 @@ class GeneticExploration:
                  isomeric: bool = True) -> None:
         self.options, self.isomeric = options, isomeric
         self.agent, self.prior, self.inputs, self.learn, self.rng, self.device = agent, prior, inputs, learn, rng, device
-        self.buffer = ReplayMemory(options.buffer_size, options.replay_sample_size)
+        self.buffer = (ModeReplayMemory(options.buffer_size, options.replay_sample_size, options.mode,
+                                        options.mode_similarity, per_mode=options.per_mode)
+                       if options.per_mode else ReplayMemory(options.buffer_size, options.replay_sample_size))
         #: the prior's log-likelihood of each canonical spelling drawn so far: the prior is fixed, so a molecule
         #: drawn again (the best are drawn every step) is not run through it again; kept in the checkpoint
         self.prior_logp: dict[str, float] = {}

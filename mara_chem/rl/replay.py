@@ -45,22 +45,24 @@ class ReplayMemory:
 
 
 class ModeReplayMemory(ReplayMemory):
-    """Re:Max replay (d'Aliberti et al.; docs/strategies.md, "Re:Max replay"): one example per discovered mode.
+    """Re:Max replay (d'Aliberti et al.; docs/strategies.md, "Re:Max replay"): one example per discovered mode;
+    with ``per_mode`` > 1, the genetic search's mode-capped buffer (docs/strategies.md, "Genetic exploration").
 
     A mode is an outcome as IPS defines it (``mara_chem.rl.outcomes``: a Bemis-Murcko scaffold or an ECFP4
     leader cluster). A molecule scoring at least ``min_score`` (and above 0) is a verified example of its mode;
-    the memory keeps the best-scoring example of each mode (the first found on a tie) and, when it holds more
-    than ``memory_size`` modes, the ``memory_size`` modes whose examples score best. Because every entry is a
-    different mode, the inherited :meth:`sample` (uniform, without replacement) draws each stored mode with
-    probability min(1, k/M) for M modes and k = ``sample_size``: a mode found once is replayed as often as one
-    found a thousand times, where the score-ranked memory fills up with the copies of its best mode.
+    the memory keeps the ``per_mode`` best-scoring distinct examples of each mode (the first found on a tie) and,
+    when it holds more than ``memory_size`` entries, the ``memory_size`` best of those. With ``per_mode = 1``
+    every entry is a different mode, so the inherited :meth:`sample` (uniform, without replacement) draws each
+    stored mode with probability min(1, k/M) for M modes and k = ``sample_size``: a mode found once is replayed as
+    often as one found a thousand times, where the score-ranked memory fills up with the copies of its best mode.
     """
 
     def __init__(self, memory_size: int, sample_size: int, mode: OutcomeKind = "scaffold",
-                 cluster_similarity: float = 0.7, min_score: float = 0.0) -> None:
+                 cluster_similarity: float = 0.7, min_score: float = 0.0, per_mode: int = 1) -> None:
         super().__init__(memory_size, sample_size, deduplicate=True)
         self.outcomes = OutcomeTracker(mode, cluster_similarity=cluster_similarity)
         self.min_score = min_score
+        self.per_mode = per_mode
 
     @property
     def modes(self) -> list[str | None]:
@@ -68,15 +70,19 @@ class ModeReplayMemory(ReplayMemory):
         return [self.outcomes.key(s) for s, _ in self.entries]
 
     def add(self, smiles: list[str], scores: list[float]) -> None:
-        best: dict[str | None, tuple[str, float]] = dict(zip(self.modes, self.entries))
+        best: dict[str, float] = dict(self.entries)  # stored first, then new ones in the order given
         for s, v in zip(smiles, scores):
             v = float(v)
-            if v <= 0 or v < self.min_score:
-                continue
+            if v > 0 and v >= self.min_score and self.outcomes.key(s) is not None and v > best.get(s, 0.0):
+                best[s] = v
+        kept: list[tuple[str, float]] = []
+        held: dict[str | None, int] = {}
+        for s, v in sorted(best.items(), key=lambda e: -e[1]):  # stable: on a tie the one found first stays
             mode = self.outcomes.key(s)
-            if mode is not None and (mode not in best or v > best[mode][1]):
-                best[mode] = (s, v)
-        self.entries = sorted(best.values(), key=lambda e: (-e[1], e[0]))[: self.memory_size]
+            if held.get(mode, 0) < self.per_mode:
+                held[mode] = held.get(mode, 0) + 1
+                kept.append((s, v))
+        self.entries = sorted(kept, key=lambda e: (-e[1], e[0]))[: self.memory_size]
 
     def state_dict(self) -> dict:
         return {"entries": list(self.entries), "outcomes": self.outcomes.state_dict()}

@@ -114,6 +114,42 @@ def test_genetic_table_is_validated_once(tmp_path: Path) -> None:
     config["genetic"] = {"generations": 2, "kl_coefficient": 0.01}
     loaded = load_run_config(config)
     assert loaded.genetic_on and loaded.genetic.buffer_size == 1024 and loaded.genetic.kl_coefficient == 0.01
+    for table, message in (({"mode": "scaffold"}, r"mode given but per_mode = 0"),
+                           ({"mode_similarity": 0.6}, r"mode_similarity given but per_mode = 0"),
+                           ({"per_mode": 2, "mode": "scaffold", "mode_similarity": 0.6},
+                            r"mode_similarity given but mode is not 'cluster'"),
+                           ({"per_mode": 2, "mode": "leader"}, r"\[genetic\.mode\]")):
+        config["genetic"] = {"generations": 2, **table}
+        with pytest.raises(ConfigError, match=message):
+            load_run_config(config)
+
+
+def test_a_mode_capped_buffer_keeps_the_c_best_of_each_mode() -> None:
+    """per_mode = c: of each scaffold's molecules the c best stay (the rest ranked below the cut), ranked by score
+    with the other modes; a molecule better than one kept takes its place."""
+    from mara_chem.chem.smiles import canonicalize, murcko_scaffold
+    from mara_chem.rl.config import Genetic
+    from mara_chem.rl.replay import ModeReplayMemory
+
+    options = Genetic(generations=2, per_mode=2, mode="scaffold", buffer_size=5)
+    benzamides = [canonicalize("NC(=O)c1ccccc1" + tail) for tail in ("", "C", "CC", "O", "F")]
+    others = [canonicalize(s) for s in ("Cc1c[nH]c2ccccc12", "OCc1c[nH]c2ccccc12", "CC1CCCCC1", "OC1CCNCC1")]
+    scores = [0.95, 0.9, 0.85, 0.8, 0.75, 0.7, 0.65, 0.6, 0.4]
+    buffer = ModeReplayMemory(options.buffer_size, options.replay_sample_size, options.mode,
+                              options.mode_similarity, per_mode=options.per_mode)
+    buffer.add(benzamides + others, scores)
+    expected = sorted(zip(benzamides + others, scores), key=lambda e: -e[1])
+    held: dict[str, int] = {}
+    brute = []
+    for smiles, score in expected:  # the definition, counted here by scaffold
+        scaffold = murcko_scaffold(smiles) or smiles
+        if held.get(scaffold, 0) < 2:
+            held[scaffold] = held.get(scaffold, 0) + 1
+            brute.append((smiles, score))
+    assert buffer.entries == brute[:5]
+    assert [s for s, _ in buffer.entries] == [benzamides[0], benzamides[1], others[0], others[1], others[2]]
+    buffer.add([canonicalize("NC(=O)c1ccccc1Cl")], [0.92])  # displaces the second benzamide
+    assert [s for s, _ in buffer.entries][:3] == [benzamides[0], canonicalize("NC(=O)c1ccccc1Cl"), others[0]]
 
 
 # ------------------------------------------------------------------ off-policy replay on a categorical toy
@@ -295,10 +331,11 @@ def test_without_the_on_policy_update_the_agent_learns_only_off_policy(tmp_path:
         load_run_config(config)
 
 
-def test_a_resumed_genetic_run_is_the_uninterrupted_run(tmp_path: Path) -> None:
-    """The buffer and the random streams are in the checkpoint: 2 steps, then a resume to 4, write the oracle log
-    (sources included) that 4 steps in one go write."""
-    table = {"generations": 1, "offspring": 6, "replay_loops": 1, "replay_sample_size": 8}
+@pytest.mark.parametrize("cap", [{}, {"per_mode": 2, "mode_similarity": 0.5}], ids=["ranked", "per-mode"])
+def test_a_resumed_genetic_run_is_the_uninterrupted_run(tmp_path: Path, cap: dict) -> None:
+    """The buffer (with its mode clusters) and the random streams are in the checkpoint: 2 steps, then a resume
+    to 4, write the oracle log (sources included) that 4 steps in one go write."""
+    table = {"generations": 1, "offspring": 6, "replay_loops": 1, "replay_sample_size": 8, **cap}
 
     def config(run_dir: Path, steps: int) -> dict:
         out = _config(run_dir, table, steps=steps)
@@ -310,6 +347,9 @@ def test_a_resumed_genetic_run_is_the_uninterrupted_run(tmp_path: Path) -> None:
     resumed = StagedLearning(config(tmp_path / "parts", 4), quiet=True)
     assert len(resumed.genetic.buffer.entries) > 0  # restored from the checkpoint
     resumed.run()
+    if cap:
+        modes = resumed.genetic.buffer.modes
+        assert max(modes.count(m) for m in modes) <= 2
     whole = (tmp_path / "whole" / "oracle_log.csv").read_bytes()
     assert b",genetic," in whole and (tmp_path / "parts" / "oracle_log.csv").read_bytes() == whole
 

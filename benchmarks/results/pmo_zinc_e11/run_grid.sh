@@ -15,7 +15,7 @@
 #   cluster IPS-DAP, MARA and scaffold IPS-DAP without genetic search, on the two tuning objectives, the first of
 #   each family first, one variant (both tasks) at a time.
 # - diverse: the tuned genetic harness with MARA, with DAP and Re:Max replay, with cluster IPS-DAP and Re:Max
-#   replay, and with a buffer capped at 2 or 8 molecules per cluster, on the two tuning objectives: a
+#   replay, and with a buffer capped at 1, 2, 4 or 8 molecules per cluster, on the two tuning objectives: a
 #   configuration within 2 % of the best sum with a more diverse top 100.
 # - table: the 20 offline PMO objectives for the table's mara-chem rows (TABLE_VARIANTS), seed-major, one run at a
 #   time; table_peers: Mol GA and REINVENT 4.8 (PMO preset) on the same tasks and seeds, as a second stream. Both
@@ -59,7 +59,9 @@ case "$PART" in
              VARIANTS=(pmo_mara_genetic_loops4_rank0001 pmo_dap_remax_cluster_genetic_loops4_rank0001
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_remax
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche2
-                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche8) ;;
+                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche8
+                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche1
+                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche4) ;;
     table|table_peers)
            read -r -a TASKS <<< "$(pmo_zinc_tasks)"
            read -r -a VARIANTS <<< "${TABLE_VARIANTS:-pmo_ips_dap_cluster03_window_genetic_loops4 pmo_dap_rate1e-3 pmo_genetic_tb_recipe}" ;;

@@ -658,3 +658,20 @@ def test_friedel_crafts_arenes_nitrations_and_templates_that_write_a_heteroatom_
     methadone = verdict("Methylation with MeI_primary", "CCC(=O)C(CC(C)N(C)C)(c1ccccc1)c1ccccc1",
                         "CC(=O)C(CC(C)N(C)C)(c1ccccc1)c1ccccc1.CI")
     assert methadone is not None and "quaternised" in methadone
+
+
+def test_a_friedel_crafts_acylation_needs_a_ring_the_acylium_ion_attacks():
+    """Tolcapone's 3-nitrocatechol (holdout4/) and mebendazole's benzimidazole are not acylated, while veratrole
+    is, in tolcapone's published route, and so are thiophene and acetanilide; a free phenol is O-acylated (its
+    hydroxy ketone comes from the Fries rearrangement)."""
+    fc = "Friedel-Crafts acylation"
+    tolcapone = verdict(fc, "Cc1ccc(C(=O)c2cc(O)c(O)c([N+](=O)[O-])c2)cc1",
+                        "Cc1ccc(C(=O)Br)cc1.O=[N+]([O-])c1cccc(O)c1O")
+    assert tolcapone is not None and "deactivated" in tolcapone
+    mebendazole = verdict(fc, "COC(=O)Nc1nc2cc(C(=O)c3ccccc3)ccc2[nH]1", "COC(=O)Nc1nc2ccccc2[nH]1.O=C(Br)c1ccccc1")
+    assert mebendazole is not None and "basic ring nitrogen" in mebendazole
+    assert verdict(fc, "Cc1ccc(C(=O)c2ccc(OC)c(OC)c2)cc1", "Cc1ccc(C(=O)Br)cc1.COc1ccccc1OC") is None
+    assert verdict(fc, "CC(=O)c1cccs1", "CC(=O)Br.c1ccsc1") is None
+    assert verdict(fc, "CC(=O)Nc1ccc(C(C)=O)cc1", "CC(=O)Br.CC(=O)Nc1ccccc1") is None
+    phenol = verdict(fc, "CC(=O)c1ccc(O)cc1", "CC(=O)Br.Oc1ccccc1")
+    assert phenol is not None and "free phenol" in phenol

@@ -2,7 +2,8 @@
 anhydride or ester: not a carbonic half-ester or chloroformate) and an amine N-H at the new C-N bond, and no
 N-acylation takes a donor that carries a free aliphatic amine (an unprotected amino acid couples with itself);
 **esterifications** the acyl donor's carbon, or a carboxylic acid's O-H (Mitsunobu), at the new C-O bond;
-**Friedel-Crafts acylations** a carboxylic acyl donor; no acylation at an acyl halide or haloformate whose
+**Friedel-Crafts acylations** a carboxylic acyl donor and an arene ring that is neither deactivated nor carries a free
+phenol or aryl amine; no acylation at an acyl halide or haloformate whose
 molecule carries a second one (the nucleophile takes both)."""
 
 from __future__ import annotations
@@ -111,6 +112,61 @@ def friedel_crafts_donor_problem(proposal: Proposal) -> str | None:
                    for match in donor.GetSubstructMatches(competitor)):
                 return ("a Friedel-Crafts acylation whose acyl donor carries a second acid or acyl halide, a "
                         "phenol, an N-H azole or an amine (no selectivity; the Lewis acid is bound)")
+    return None
+
+
+#: a substituent that deactivates the ring it sits on past a Friedel-Crafts acylation (its first atom bonds to the
+#: ring): a nitro, cyano, sulfonyl, acyl (ketone, aldehyde, acid, ester, amide carbonyl) or CF3 group, an
+#: ammonium. Halogens are weak deactivators and pass (4-chlorobenzophenone is made from chlorobenzene).
+FC_DEACTIVATING = "[$([N+](=O)[O-]),$(C#N),$(S(=O)=O),$([CX3]=O),$(C(F)(F)F),$([NX4+])]"
+#: a ring substituent that takes the acyl group or the Lewis acid first (its first atom bonds to the ring): a free
+#: phenol (O-acylated: aryl hydroxy ketones come from the Fries rearrangement) or a basic aryl amine, primary,
+#: secondary or tertiary (complexed or N-acylated). An anilide or sulfonanilide N passes: acetanilide is acylated.
+_FC_ACCEPTOR_COMPETITOR = "[$([OX2H1]),$([NX3;+0;!$(N[#6,#16]=[O,S,N]);!$(N[#7,#8,#16])])]"
+
+
+def _ring_of(mol: Chem.Mol, atom: int) -> set[int]:
+    """The smallest aromatic ring that holds the atom (empty when none does)."""
+    rings = [set(r) for r in mol.GetRingInfo().AtomRings()
+             if atom in r and all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r)]
+    return min(rings, key=len) if rings else set()
+
+
+def _basic_ring_n(mol: Chem.Mol, ring: set[int]) -> bool:
+    """A pyridine-type or charged ring nitrogen in the ring or an aromatic ring fused to it (pyridine, quinoline,
+    benzimidazole, thiazole): it binds the Lewis acid, and the ring reacts as its salt, deactivated."""
+    rings = [set(r) for r in mol.GetRingInfo().AtomRings()
+             if all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r) and (r == ring or len(ring & set(r)) >= 2)]
+    for i in set().union(ring, *rings):
+        atom = mol.GetAtomWithIdx(i)
+        if atom.GetSymbol() == "N" and (atom.GetFormalCharge() > 0
+                                        or (not atom.GetTotalNumHs() and atom.GetDegree() == 2)):
+            return True
+    return False
+
+
+def friedel_crafts_acceptor_problem(proposal: Proposal) -> str | None:
+    """A Friedel-Crafts acylation needs an arene ring that the acylium ion attacks: not one carrying a nitro,
+    cyano, sulfonyl, acyl or CF3 group (``FC_DEACTIVATING``) or a basic ring nitrogen in it or a ring fused to it
+    (tolcapone's 3-nitrocatechol, mebendazole's benzimidazole, a benzenesulfonamide: nitrobenzene is a solvent
+    for the reaction), and not one carrying a free phenol or aryl amine (``_FC_ACCEPTOR_COMPETITOR``), which takes
+    the acyl group or the Lewis acid first, as the donor rule says for the donor. Furans, thiophenes and pyrroles
+    are acylated (2-acetylthiophene, tolmetin's N-methylpyrrole) and pass."""
+    deactivating, competitor = pattern(FC_DEACTIVATING), pattern(_FC_ACCEPTOR_COMPETITOR)
+    for a, b in proposal.formed_bonds:
+        for c, d in ((a, b), (b, a)):
+            mol = proposal.reactants[c[0]]
+            if not proposal.atom(c).GetIsAromatic() or not matches_at(proposal.reactants[d[0]], ACYL_DONOR, d[1]):
+                continue
+            ring = _ring_of(mol, c[1])
+            substituents = {nb.GetIdx() for i in ring for nb in mol.GetAtomWithIdx(i).GetNeighbors()
+                            if nb.GetIdx() not in ring}
+            if _basic_ring_n(mol, ring) or any(m[0] in substituents for m in mol.GetSubstructMatches(deactivating)):
+                return ("a Friedel-Crafts acylation of a ring carrying a nitro, cyano, sulfonyl, acyl or CF3 group or "
+                        "a basic ring nitrogen (deactivated: the acylium ion does not attack it)")
+            if any(m[0] in substituents for m in mol.GetSubstructMatches(competitor)):
+                return ("a Friedel-Crafts acylation of a ring carrying a free phenol or aryl amine (acylated at O or N "
+                        "first, and it binds the Lewis acid)")
     return None
 
 

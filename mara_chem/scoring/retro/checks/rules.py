@@ -67,6 +67,7 @@ RULES: tuple[Rule, ...] = (
     Rule(lambda step: step.lowered in acylation.CARBOXYLIC_ESTERIFICATIONS, _on_proposal(acylation.ester_problem)),
     Rule(_named("friedel-crafts acylation"), _on_proposal(acylation.friedel_crafts_acylation_problem)),
     Rule(_named("friedel-crafts acylation"), _on_proposal(acylation.friedel_crafts_donor_problem)),
+    Rule(_named("friedel-crafts acylation"), _on_proposal(acylation.friedel_crafts_acceptor_problem)),
     Rule(_prefixed(alkylation.ALKYLATIONS), _on_proposal(alkylation.alkylation_problem)),
     Rule(lambda step: step.lowered.startswith(alkylation.SN2_ALKYLATIONS) and "sn1" not in step.lowered,  # no SN1
          _on_proposal(alkylation.hindered_sn2_problem)),

@@ -675,3 +675,20 @@ def test_a_friedel_crafts_acylation_needs_a_ring_the_acylium_ion_attacks():
     assert verdict(fc, "CC(=O)Nc1ccc(C(C)=O)cc1", "CC(=O)Br.CC(=O)Nc1ccccc1") is None
     phenol = verdict(fc, "CC(=O)c1ccc(O)cc1", "CC(=O)Br.Oc1ccccc1")
     assert phenol is not None and "free phenol" in phenol
+
+
+def test_a_friedel_crafts_alkylation_takes_no_enol_ether_and_no_furan():
+    """Salvinorin A's 3-furyl 'from' furan and its enol lactone (holdout/) is refused at the enol lactone, an
+    enol carbamate (felbamate) too; tert-butylation of furan or pyrrole polymerises the ring. Isobutylene on
+    phenol (4-tert-butylphenol) and styrene on benzene (1,1-diphenylethane) pass."""
+    fc = "Friedel-Crafts alkylation"
+    salvinorin = verdict(fc, "CC(=O)O[C@H]1C[C@@H](C(=O)O)[C@]2(C)CC[C@H]3C(=O)O[C@H](c4ccoc4)C[C@]3(C)[C@H]2C1=O",
+                         "CC(=O)O[C@H]1C[C@@H](C(=O)O)[C@]2(C)CC[C@H]3C(=O)OC=C[C@]3(C)[C@H]2C1=O.c1ccoc1")
+    assert salvinorin is not None and "enol ether or enol ester" in salvinorin
+    felbamate = verdict(fc, "NC(=O)OCC(COC(N)=O)c1ccccc1", "NC(=O)OC=CCOC(N)=O.c1ccccc1")
+    assert felbamate is not None and "enol ether or enol ester" in felbamate
+    for product, reactants in (("CC(C)(C)c1ccco1", "C=C(C)C.c1ccoc1"), ("CC(C)(C)c1ccc[nH]1", "C=C(C)C.c1cc[nH]c1")):
+        problem = verdict(fc, product, reactants)
+        assert problem is not None and "furan or pyrrole" in problem
+    assert verdict(fc, "CC(C)(C)c1ccc(O)cc1", "C=C(C)C.Oc1ccccc1") is None
+    assert verdict(fc, "CC(c1ccccc1)c1ccccc1", "C=Cc1ccccc1.c1ccccc1") is None

@@ -6,7 +6,9 @@ more acidic X-H in the same molecule; **Mitsunobu** reactions no other O-H, amin
 imide, azole) in a partner; **SN2 and Mitsunobu** steps no claimed stereocentre at the carbon they attack (the
 template copies the product's configuration), no CF3/CF2 halide as electrophile; no mono-N-methylation of a
 primary aliphatic amine (it goes on to the tertiary amine); **diazonium swaps** an aryl amine,
-**alcohol-to-alkyl-halide swaps** an sp3 carbon."""
+**alcohol-to-alkyl-halide swaps** an sp3 carbon; **Friedel-Crafts alkylations** a cation that forms (not beside an
+acceptor group, not at an enol ether or ester) on a carbocyclic arene that survives the acid (no furan or pyrrole,
+no deactivated or basic ring)."""
 
 from __future__ import annotations
 
@@ -274,6 +276,44 @@ def friedel_crafts_cation_problem(proposal: Proposal) -> str | None:
             if matches_at(proposal.reactants[c[0]], _CATION_DESTABILISED, c[1]):
                 return ("a Friedel-Crafts alkylation at a carbon beside a carbonyl, nitrile, nitro, sulfonyl or "
                         "CF3 group (its cation does not form)")
+    return None
+
+
+#: an alkene carbon of an enol, enol ether or enol ester (enol lactone, enol carbamate), or the other carbon of its
+#: C=C: the carbon of the alkene a Friedel-Crafts alkylation would bond to the arene
+_ENOL_ALKENE_CARBON = "[CX3;$([CX3](-[OX2])=[CX3]),$([CX3]=[CX3]-[OX2])]"
+
+
+def friedel_crafts_enol_problem(proposal: Proposal) -> str | None:
+    """An enol ether or enol ester is no Friedel-Crafts alkylating agent: the acid hydrolyses it to the carbonyl
+    compound or polymerises it (vinyl ethers are the classic monomers of cationic polymerisation), and the
+    alpha-aryl ether or ester it would give is a benzylic one that ionises again (salvinorin A's 3-furyl 'from'
+    furan and its enol lactone, felbamate's 2-phenylpropanediol 'from' an enol carbamate)."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            if not proposal.atom(c).GetIsAromatic() \
+                    and matches_at(proposal.reactants[c[0]], _ENOL_ALKENE_CARBON, c[1]):
+                return ("a Friedel-Crafts alkylation at an enol ether or enol ester alkene (the acid hydrolyses or "
+                        "polymerises it: no alkylating cation)")
+    return None
+
+
+#: a carbon of a furan or pyrrole ring (N-H or N-substituted), not fused to another ring
+_FC_ACID_SENSITIVE_RING_ATOM = ("[c;R1;$([c;R1]1[o,nX3;R1][c;R1][c;R1][c;R1]1),"
+                                "$([c;R1]1[c;R1][o,nX3;R1][c;R1][c;R1]1)]")
+
+
+def friedel_crafts_acid_sensitive_problem(proposal: Proposal) -> str | None:
+    """A furan or pyrrole is not alkylated under Friedel-Crafts conditions: the Lewis or protic acid protonates
+    the ring, which polymerises (furan resins, pyrrole red), and what alkylates is polyalkylated. They are
+    acylated under mild Lewis acids, and alkylated through their metalated or Michael-type chemistry; fused
+    rings (indole, benzofuran) are left to ``friedel_crafts_arene_problem``."""
+    for a, b in proposal.formed_bonds:
+        for c in (a, b):
+            if proposal.atom(c).GetIsAromatic() \
+                    and matches_at(proposal.reactants[c[0]], _FC_ACID_SENSITIVE_RING_ATOM, c[1]):
+                return ("a Friedel-Crafts alkylation of a furan or pyrrole (acid-sensitive: the ring polymerises "
+                        "under the Lewis acid)")
     return None
 
 

@@ -92,6 +92,8 @@ RULES: tuple[Rule, ...] = (
     Rule(_named("mitsunobu"), _on_proposal(alkylation.mitsunobu_problem)),
     Rule(_named("methylation"), _on_proposal(alkylation.c_methylation_problem)),
     Rule(_named("friedel-crafts alkylation"), _on_proposal(alkylation.friedel_crafts_cation_problem)),
+    Rule(_named("friedel-crafts alkylation"), _on_proposal(alkylation.friedel_crafts_enol_problem)),
+    Rule(_named("friedel-crafts alkylation"), _on_proposal(alkylation.friedel_crafts_acid_sensitive_problem)),
     Rule(_named("friedel-crafts alkylation"), _on_proposal(alkylation.friedel_crafts_arene_problem)),
     Rule(_named("aromatic nitration"), _on_proposal(interconversions.nitration_problem)),
     Rule(_named("asymmetric ketones from", "oxidative esterification"),

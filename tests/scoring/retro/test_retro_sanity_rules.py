@@ -692,3 +692,15 @@ def test_a_friedel_crafts_alkylation_takes_no_enol_ether_and_no_furan():
         assert problem is not None and "furan or pyrrole" in problem
     assert verdict(fc, "CC(C)(C)c1ccc(O)cc1", "C=C(C)C.Oc1ccccc1") is None
     assert verdict(fc, "CC(c1ccccc1)c1ccccc1", "C=Cc1ccccc1.c1ccccc1") is None
+
+
+def test_a_non_aromatic_nitration_needs_an_enol_or_an_active_methylene():
+    """Camphor's nitroalkene 'from' bornene and nitric acid (holdout2/), and carisoprodol's formate C-H
+    (holdout3/), are refused; dimedone's enol C-H is nitrated to 2-nitrodimedone."""
+    nitration = "Non-aromatic nitration with HNO3"
+    camphor = verdict(nitration, "CC12CCC(C=C1[N+](=O)[O-])C2(C)C", "CC12C=CC(CC1)C2(C)C.O=[N+]([O-])O")
+    assert camphor is not None and "neither an active methylene nor an enol" in camphor
+    carisoprodol = verdict(nitration, "CCCC(C)(COC(=O)NC(C)C)COC(=O)[N+](=O)[O-]",
+                           "CCCC(C)(COC=O)COC(=O)NC(C)C.O=[N+]([O-])O")
+    assert carisoprodol is not None
+    assert verdict(nitration, "CC1(C)CC(O)=C([N+](=O)[O-])C(=O)C1", "CC1(C)CC(O)=CC(=O)C1.O=[N+]([O-])O") is None

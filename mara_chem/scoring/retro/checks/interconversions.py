@@ -1,5 +1,7 @@
 """Functional-group interconversions that name their reagent or group: **C-H halogenations** an electrophilic
-halogen (not a halide ion); **nitrile** templates a nitrile (a cyanate ester, O-C#N, is none)."""
+halogen (not a halide ion); **nitrile** templates a nitrile (a cyanate ester, O-C#N, is none); **aromatic
+nitrations** the positions the ring's groups direct to; **non-aromatic nitrations** an active methylene or an enol
+or enamine C-H."""
 
 from __future__ import annotations
 
@@ -62,4 +64,30 @@ def nitration_problem(proposal: Proposal) -> str | None:
                 return "an aromatic nitration ortho or para to a meta-directing group, or on an azine ring"
             if mol.HasSubstructMatch(pattern(_NITRATION_SENSITIVE)):
                 return "an aromatic nitration beside a free aryl amine, phenol or alcohol (oxidised or nitrated first)"
+    return None
+
+
+#: an acceptor group that makes the C-H beside it acidic (first atom bonded to that carbon)
+_ACCEPTOR = "$([CX3]=O),$(C#N),$([N+](=O)[O-]),$(S(=O)=O)"
+#: a carbon nitric acid nitrates without an arene: an active methylene or methine between two acceptor groups
+#: (diethyl malonate to its nitromalonate, barbituric acid to 5-nitrobarbituric acid), or the C-H of an enol or
+#: enamine, the carbon its O or N pushes electrons to (a 1,3-dione's enol, an enaminone)
+_NITRATABLE_CH = (f"[C;!H0;$([CX4]([{_ACCEPTOR}])[{_ACCEPTOR}]),"
+                  "$([CX3]=[CX3]-[$([OX2H1]),$([NX3;!$(N=*);!$([N+])])])]")
+
+
+def aliphatic_nitration_problem(proposal: Proposal) -> str | None:
+    """Nitric acid nitrates a non-aromatic carbon only where the C-H is acidic or the alkene electron-rich
+    (``_NITRATABLE_CH``). rxn-insight's "Non-aromatic nitration with HNO3" writes any CH2 or vinyl C-H: on an
+    unactivated alkene (camphor's bornene, holdout2/) or a formate C-H (carisoprodol's) nitric acid oxidises,
+    adds nitrate and nitro groups across the C=C, or does nothing; a nitroalkene is made by a Henry reaction and
+    dehydration, a nitroalkane by nitrite displacement."""
+    for a, b in proposal.formed_bonds:
+        for c, n in ((a, b), (b, a)):
+            atom = proposal.atom(c)
+            if atom.GetSymbol() != "C" or atom.GetIsAromatic() or proposal.atom(n).GetSymbol() != "N":
+                continue
+            if not matches_at(proposal.reactants[c[0]], _NITRATABLE_CH, c[1]):
+                return ("a non-aromatic nitration at a carbon that is neither an active methylene nor an enol or "
+                        "enamine C-H (nitric acid oxidises an alkene or alkane, or adds across it)")
     return None

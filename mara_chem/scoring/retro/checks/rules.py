@@ -96,6 +96,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_named("friedel-crafts alkylation"), _on_proposal(alkylation.friedel_crafts_acid_sensitive_problem)),
     Rule(_named("friedel-crafts alkylation"), _on_proposal(alkylation.friedel_crafts_arene_problem)),
     Rule(_named("aromatic nitration"), _on_proposal(interconversions.nitration_problem)),
+    Rule(_named("non-aromatic nitration"), _on_proposal(interconversions.aliphatic_nitration_problem)),
     Rule(_named("asymmetric ketones from", "oxidative esterification"),
          _on_proposal_and_name(acylation.acyl_substituent_problem)),
     Rule(_named("hydrazine synthesis from amine"), _on_proposal(interconversions.nitrite_hydrazine_problem)),

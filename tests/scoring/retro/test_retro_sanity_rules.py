@@ -704,3 +704,16 @@ def test_a_non_aromatic_nitration_needs_an_enol_or_an_active_methylene():
                            "CCCC(C)(COC=O)COC(=O)NC(C)C.O=[N+]([O-])O")
     assert carisoprodol is not None
     assert verdict(nitration, "CC1(C)CC(O)=C([N+](=O)[O-])C(=O)C1", "CC1(C)CC(O)=CC(=O)C1.O=[N+]([O-])O") is None
+
+
+def test_a_nitrile_reduction_beside_an_oxime_ether_is_refused():
+    """Fluvoxamine's aminoethyl 'from' its O-cyanomethyl oxime ether (holdout4/): the reductant takes the
+    oxime's C=N and N-O bond too. The ester of methyl 4-cyanobenzoate and venlafaxine's tertiary alcohol are
+    tolerated (hydrogenation, NaBH4/CoCl2); a ketone beside the nitrile is reduced first."""
+    reduction = "Reduction of nitrile to amine"
+    fluvoxamine = verdict(reduction, "COCCCC/C(=N\\OCCN)c1ccc(C(F)(F)F)cc1", "COCCCC/C(=N\\OCC#N)c1ccc(C(F)(F)F)cc1")
+    assert fluvoxamine is not None and "oxime" in fluvoxamine
+    assert verdict(reduction, "COC(=O)c1ccc(CN)cc1", "COC(=O)c1ccc(C#N)cc1") is None
+    assert verdict(reduction, "COc1ccc(C(CN)C2(O)CCCCC2)cc1", "COc1ccc(C(C#N)C2(O)CCCCC2)cc1") is None
+    ketone = verdict(reduction, "CC(=O)c1ccc(CN)cc1", "CC(=O)c1ccc(C#N)cc1")
+    assert ketone is not None and "ketone" in ketone

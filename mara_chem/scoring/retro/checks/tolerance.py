@@ -7,7 +7,8 @@ the substrate; **Chan-Lam O-arylations** no free carboxylic acid in either partn
 or N-acyl carbamate (the hydride cleaves it), aldehyde, ketone or free acid on the substrate; **ester
 saponifications**, **nitrile and amide hydrolyses** and haloform oxidations no N-acyl azole on the substrate
 (hydroxide cleaves it too), and amide hydrolyses no ester, imide or second primary or secondary amide;
-**Minisci alkylations** no alkene in either partner (the radical adds to it)."""
+**Minisci alkylations** no alkene in either partner (the radical adds to it); **nitrile reductions** no oxime,
+hydrazone, imine, aldehyde, ketone, azide or second nitrile on the substrate (the reductant takes it first or too)."""
 
 from __future__ import annotations
 
@@ -173,6 +174,27 @@ MINISCI_TOLERANCE: tuple[Intolerance, ...] = (
 )
 
 
+#: what the reduction of a nitrile to its primary amine (LiAlH4, borane, H2 over Raney nickel or palladium,
+#: NaBH4/CoCl2) does not tolerate on its substrate: an oxime, oxime ether or amidoxime, or a hydrazone, whose C=N
+#: these reductants reduce and whose N-O or N-N bond they cleave as readily as the nitrile is reduced
+#: (fluvoxamine's O-cyanomethyl oxime ether); an imine, an aldehyde or a ketone, reduced first (and the new amine
+#: condenses with the carbonyl); an azide, reduced first; a second nitrile, reduced with it. Left alone: an ester,
+#: amide or carbamate elsewhere (hydrogenation over Raney nickel and NaBH4/CoCl2 leave them), a nitro group
+#: (borane reduces the nitrile beside it), an aryl halide, an ether, an alcohol or a sulfonamide (sotalol's).
+NITRILE_REDUCTION_TOLERANCE: tuple[Intolerance, ...] = (
+    Intolerance("[CX3]=[NX2]-[OX2]", "an oxime or oxime ether (its C=N is reduced and its N-O bond cleaved too)",
+                frozenset({"nitrile"})),
+    Intolerance("[CX3]=[NX2]-[NX3]", "a hydrazone (its C=N is reduced and its N-N bond cleaved too)",
+                frozenset({"nitrile"})),
+    Intolerance("[CX3;!$(C-[#7,#8,#16])]=[NX2;!$(N-[#7,#8])]", "an imine (reduced before the nitrile)",
+                frozenset({"nitrile"})),
+    Intolerance("[CX3;$([CX3H1][#6]),$([CX3]([#6])[#6])]=O",
+                "an aldehyde or ketone (reduced first; the amine condenses with it)", frozenset({"nitrile"})),
+    Intolerance("[NX2]=[NX2+]=[NX1-]", "an azide (reduced first)", frozenset({"nitrile"})),
+    Intolerance("[CX2]#[NX1]", "a second nitrile (reduced with it: no selectivity)", frozenset({"nitrile"})),
+)
+
+
 def _o_nucleophile_kind(atom: Chem.Atom) -> str:
     """``acid``, ``alcohol`` or ``phenol`` (see ``Intolerance``) for an O-H oxygen."""
     heavy = [nb for nb in atom.GetNeighbors() if nb.GetAtomicNum() > 1]
@@ -281,6 +303,9 @@ TOLERANCE: dict[tuple[str, ...], Tolerance] = {
                   AMIDE_HYDROLYSIS_TOLERANCE),
     ("minisci",):
         Tolerance("a Minisci alkylation", ("heteroarene", "radical precursor"), _minisci_sites, MINISCI_TOLERANCE),
+    ("reduction of nitrile to amine",):
+        Tolerance("a nitrile reduction to the amine", ("substrate", "substrate"), _nitrile_sites,
+                  NITRILE_REDUCTION_TOLERANCE),
 }
 
 

@@ -186,7 +186,7 @@ NITRILE_REDUCTION_TOLERANCE: tuple[Intolerance, ...] = (
                 frozenset({"nitrile"})),
     Intolerance("[CX3]=[NX2]-[NX3]", "a hydrazone (its C=N is reduced and its N-N bond cleaved too)",
                 frozenset({"nitrile"})),
-    Intolerance("[CX3;!$(C-[#7,#8,#16])]=[NX2;!$(N-[#7,#8])]", "an imine (reduced before the nitrile)",
+    Intolerance("[CX3;!$(C-[#7,#8,#16])]=[NX2;!$(N-[#7,#8])]", "an imine (reduced first)",
                 frozenset({"nitrile"})),
     Intolerance("[CX3;$([CX3H1][#6]),$([CX3]([#6])[#6])]=O",
                 "an aldehyde or ketone (reduced first; the amine condenses with it)", frozenset({"nitrile"})),

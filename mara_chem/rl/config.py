@@ -197,9 +197,10 @@ class Genetic(Section):
             return sorted(k for k in keys & self.model_fields_set
                           if getattr(self, k) != type(self).model_fields[k].default)
 
-        if self.generations == 0 and given(set(type(self).model_fields) - {"generations"}):
-            raise ValueError(f"{', '.join(given(set(type(self).model_fields) - {'generations'}))} given but "
-                             "generations = 0 (genetic exploration is off; remove them or set generations >= 1)")
+        others = given(set(type(self).model_fields) - {"generations"})
+        if self.generations == 0 and others:
+            raise ValueError(f"{', '.join(others)} given but generations = 0 (genetic exploration is off; remove "
+                             "them or set generations >= 1)")
         if self.per_mode == 0 and given({"mode", "mode_similarity"}):
             raise ValueError(f"{', '.join(given({'mode', 'mode_similarity'}))} given but per_mode = 0 (the buffer "
                              "has no cap per mode; set per_mode >= 1)")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from rdkit import Chem
 
 from mara_chem.scoring.retro.checks.chem import (ACYL_DONOR, ALIPHATIC_AMINE_NH, AMINE_NH, CARBOXYLIC_OH, carbonyl,
-                                                  carries, matches_at, pattern)
+                                                  carries, matches_at, pattern, pyridine_type_n)
 from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate
 
 #: ester-forming templates whose acyl partner is a carboxylic acid or its derivative (lower-case names)
@@ -137,12 +137,9 @@ def _basic_ring_n(mol: Chem.Mol, ring: set[int]) -> bool:
     benzimidazole, thiazole): it binds the Lewis acid, and the ring reacts as its salt, deactivated."""
     rings = [set(r) for r in mol.GetRingInfo().AtomRings()
              if all(mol.GetAtomWithIdx(i).GetIsAromatic() for i in r) and (r == ring or len(ring & set(r)) >= 2)]
-    for i in set().union(ring, *rings):
-        atom = mol.GetAtomWithIdx(i)
-        if atom.GetSymbol() == "N" and (atom.GetFormalCharge() > 0
-                                        or (not atom.GetTotalNumHs() and atom.GetDegree() == 2)):
-            return True
-    return False
+    atoms = set().union(ring, *rings)
+    return any(pyridine_type_n(atom, atoms) or (atom.GetSymbol() == "N" and atom.GetFormalCharge() > 0)
+               for atom in map(mol.GetAtomWithIdx, atoms))
 
 
 def friedel_crafts_acceptor_problem(proposal: Proposal) -> str | None:

@@ -49,7 +49,9 @@ _CHOICES = {"reactions": ("reaction set", REACTION_SETS), "algorithm": ("search 
 class RetrosynthesisParams(ComponentParams):
     """Endpoint ``params`` of ``retrosynthesis``. Paths are relative to the working directory."""
 
-    reactions: str = Field("any", description="any | amide_only (every reaction of the route an amide coupling)")
+    reactions: str = Field("any", description="any (all 527 rxn-insight templates) | medchem (the medicinal "
+                                                  "chemist's common reactions) | amide_only (every reaction an "
+                                                  "amide coupling)")
     algorithm: str = Field("retro_star", description="retro_star | mcts | bfs (syntheseus)")
     time_limit_s: float = Field(300.0, gt=0, description="safety cap on a molecule's search, in CPU seconds (a hit "
                                                          "is a failure, not cached); max_iterations is the limit")

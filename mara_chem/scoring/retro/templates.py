@@ -30,6 +30,8 @@ from pathlib import Path
 from rdkit import Chem
 from rdkit.Chem import AllChem
 
+from mara_chem.scoring.retro.medchem_reactions import medchem_names
+
 #: rxn-insight's superclass names, in the order used to rank proposals: roughly how often each class
 #: appears in medicinal-chemistry syntheses (amide formation first; Brown & Bostrom, J. Med. Chem. 2016).
 CLASS_ORDER = (
@@ -100,6 +102,16 @@ class TemplateSet:
 
     def amide_only(self) -> "TemplateSet":
         return TemplateSet(tuple(t for t in self.templates if t.amide_coupling), self.source, self.n_read,
+                           self.skipped)
+
+    def medchem(self) -> "TemplateSet":
+        """The templates of the ``medchem`` reaction set (``medchem_reactions``); a name of that list that this
+        file lacks is an error, so a renamed template cannot leave the set unnoticed."""
+        wanted = medchem_names()
+        missing = sorted(wanted - {t.name for t in self.templates})
+        if missing:
+            raise ValueError(f"the medchem reaction set names templates that {self.source} lacks: {missing}")
+        return TemplateSet(tuple(t for t in self.templates if t.name in wanted), self.source, self.n_read,
                            self.skipped)
 
 

@@ -717,3 +717,131 @@ def test_a_nitrile_reduction_beside_an_oxime_ether_is_refused():
     assert verdict(reduction, "COc1ccc(C(CN)C2(O)CCCCC2)cc1", "COc1ccc(C(C#N)C2(O)CCCCC2)cc1") is None
     ketone = verdict(reduction, "CC(=O)c1ccc(CN)cc1", "CC(=O)c1ccc(C#N)cc1")
     assert ketone is not None and "ketone" in ketone
+
+
+def test_a_wittig_olefination_with_a_phosphonic_acid_is_refused():
+    """One Wittig template writes its reagent as an alkylphosphonic acid, which forms no ylide
+    (propylthiouracil's and fingolimod's propenyl and octenyl chains, holdout5/)."""
+    wittig = "Wittig with Phosphonium"
+    ptu = verdict(wittig, "CC=Cc1cc(=O)[nH]c(=S)[nH]1", "CCP(=O)(O)O.O=Cc1cc(=O)[nH]c(=S)[nH]1")
+    assert ptu is not None and "phosphonic acid" in ptu
+    fingolimod = verdict(wittig, "CC=CCCCCCc1ccc(CCC(N)(CO)CO)cc1", "CCP(=O)(O)O.NC(CO)(CO)CCc1ccc(CCCCCC=O)cc1")
+    assert fingolimod is not None and "phosphonic acid" in fingolimod
+
+
+def test_a_reductive_methylation_needs_an_amine_nitrogen():
+    """Tadalafil's diketopiperazine N-H gives no iminium ion with formaldehyde; clozapine's piperazine N-H is
+    methylated so (holdout5/)."""
+    eschweiler = "Eschweiler-Clarke Secondary Amine Methylation"
+    tadalafil = verdict(eschweiler, "CN1CC(=O)N2C(Cc3c([nH]c4ccccc34)C2c2ccc3c(c2)OCO3)C1=O",
+                        "C=O.O=C1NCC(=O)N2C1Cc1c([nH]c3ccccc13)C2c1ccc2c(c1)OCO2")
+    assert tadalafil is not None and "amide, imide or sulfonamide" in tadalafil
+    assert verdict(eschweiler, "CN1CCN(C2=Nc3cc(Cl)ccc3Nc3ccccc32)CC1",
+                   "C=O.Clc1ccc2c(c1)N=C(N1CCNCC1)c1ccccc1N2") is None
+
+
+def test_an_aryl_hydroxyl_is_no_alcohol_to_make_a_halide_from():
+    """Etoricoxib's 5-chloropyridine 'from' its 3-hydroxypyridine, with SOCl2 or MsCl (holdout5/), is refused;
+    POCl3 on quinazolin-4-ol (the quinazolinone) and SOCl2 on 2-chlorobenzyl alcohol pass; HCl does not chlorinate
+    the quinazolinone."""
+    for name, reagent in (("Alcohol to chloride_SOCl2", "O=S(Cl)Cl"), ("Alcohol to chloride_sulfonyl chloride",
+                                                                         "CS(=O)(=O)Cl")):
+        problem = verdict(name, "Cc1ccc(-c2ncc(Cl)cc2Br)cn1", f"{reagent}.Cc1ccc(-c2ncc(O)cc2Br)cn1")
+        assert problem is not None and "a phenol is no alcohol" in problem
+    assert verdict("Alcohol to chloride_POCl3_ortho", "Clc1ncnc2ccccc12", "O=P(Cl)(Cl)Cl.Oc1ncnc2ccccc12") is None
+    hcl = verdict("Alcohol to chloride_HCl", "Clc1ncnc2ccccc12", "Cl.Oc1ncnc2ccccc12")
+    assert hcl is not None and "a phenol is no alcohol" in hcl
+    assert verdict("Alcohol to chloride_SOCl2", "ClCc1ccccc1Cl", "O=S(Cl)Cl.OCc1ccccc1Cl") is None
+
+
+def test_a_grignard_reagent_carries_no_nitro_group():
+    """Chloramphenicol's aryl 'from' 4-nitrophenylmagnesium bromide (holdout5/) is refused; 4-methoxyphenyl
+    magnesium bromide adds to the same aldehyde."""
+    grignard = "{Grignard_alcohol}"
+    chloramphenicol = verdict(grignard, "O=C(NC(CO)C(O)c1ccc([N+](=O)[O-])cc1)C(Cl)Cl",
+                              "O=CC(CO)NC(=O)C(Cl)Cl.O=[N+]([O-])c1ccc(Br)cc1")
+    assert chloramphenicol is not None and "nitro" in chloramphenicol
+    assert verdict(grignard, "COc1ccc(C(O)CCC)cc1", "CCCC=O.COc1ccc(Br)cc1") is None
+
+
+def test_an_acyl_halide_with_a_free_thiol_is_no_reagent():
+    """Captopril's 3-mercapto-2-methylpropanoyl chloride (holdout5/) acylates its own thiol; the S-acetyl
+    chloride, the published reagent, is isolable."""
+    problem = isolable_problem(Chem.MolFromSmiles("CC(CS)C(=O)Cl"))
+    assert problem is not None and "S-H" in problem
+    assert isolable_problem(Chem.MolFromSmiles("CC(CSC(C)=O)C(=O)Cl")) is None
+
+
+def test_an_amino_aldehyde_is_no_isolable_compound():
+    """Ethambutol's 2-(1-hydroxybutan-2-ylamino)acetaldehyde (holdout5/) condenses with itself; its N-Boc
+    derivative and 4-(dimethylamino)benzaldehyde keep."""
+    problem = isolable_problem(Chem.MolFromSmiles("CCC(CO)NCC=O"))
+    assert problem is not None and "condenses with itself" in problem
+    assert isolable_problem(Chem.MolFromSmiles("CCC(CO)N(CC=O)C(=O)OC(C)(C)C")) is None
+    assert isolable_problem(Chem.MolFromSmiles("CN(C)c1ccc(C=O)cc1")) is None
+
+
+def test_an_acyl_donor_that_closes_its_own_lactam_is_refused():
+    """Diclofenac activated closes its oxindole first: aceclofenac 'from' diclofenac and glycolic acid
+    (holdout5/) is refused; 3-hydroxybenzoic acid (a meta O-H closes no ring) is esterified."""
+    ester = "Esterification of Carboxylic Acids"
+    aceclofenac = verdict(ester, "O=C(O)COC(=O)Cc1ccccc1Nc1c(Cl)cccc1Cl",
+                          "O=C(O)CO.O=C(O)Cc1ccccc1Nc1c(Cl)cccc1Cl.O=S(Cl)Cl")
+    assert aceclofenac is not None and "its own lactam or lactone" in aceclofenac
+    assert verdict(ester, "CCOC(=O)c1cccc(O)c1", "CCO.O=C(O)c1cccc(O)c1.O=S(Cl)Cl") is None
+
+
+def test_sn2_at_a_trifluoroethyl_halide_or_an_alpha_halo_ketone_is_refused():
+    """Lansoprazole's trifluoroethyl ether from the chloride, and ketamine's methylamine on a tertiary
+    2-chloro-2-arylcyclohexanone (holdout5/), are refused."""
+    williamson = verdict(WILLIAMSON, "Cc1c(OCC(F)(F)F)ccnc1CS(=O)c1nc2ccccc2[nH]1",
+                         "Cc1c(O)ccnc1CS(=O)c1nc2ccccc2[nH]1.FC(F)(F)CCl")
+    assert williamson is not None and "trifluoroethyl" in williamson
+    ketamine = verdict("N-alkylation of primary amines with alkyl halides", "CNC1(c2ccccc2Cl)CCCCC1=O",
+                       "CN.O=C1CCCCC1(Cl)c1ccccc1Cl")
+    assert ketamine is not None and "tertiary carbon" in ketamine
+
+
+def test_an_electrophile_that_closes_a_ring_on_its_own_aryl_amine_is_refused():
+    """Chloroquine's 4-chloro-1-methylbutyl aminoquinoline (holdout5/) closes the N-aryl pyrrolidine before
+    diethylamine displaces its chloride."""
+    chloroquine = verdict("N-alkylation of secondary amines with alkyl halides", "CCN(CC)CCCC(C)Nc1ccnc2cc(Cl)ccc12",
+                          "CC(CCCCl)Nc1ccnc2cc(Cl)ccc12.CCNCC")
+    assert chloroquine is not None and "pyrrolidine or piperidine" in chloroquine
+
+
+def test_a_reductive_amination_needs_one_primary_amine_and_a_carbinol_h():
+    """Lisinopril's lysyl-proline carries two different primary amines; ketamine's tertiary carbinol has no H
+    for borrowing hydrogen (holdout5/). Labetalol's amino alcohol with benzylacetone passes."""
+    lisinopril = verdict("Reductive amination with ketone", "NCCCCC(NC(CCc1ccccc1)C(=O)O)C(=O)N1CCCC1C(=O)O",
+                         "NCCCCC(N)C(=O)N1CCCC1C(=O)O.O=C(O)C(=O)CCc1ccccc1")
+    assert lisinopril is not None and "second, different primary amine" in lisinopril
+    ketamine = verdict("Reductive amination with alcohol", "CNC1(c2ccccc2Cl)CCCCC1=O", "CN.O=C1CCCCC1(O)c1ccccc1Cl")
+    assert ketamine is not None and "tertiary alcohol" in ketamine
+    assert verdict("Reductive amination with ketone", "CC(CCc1ccccc1)NCC(O)c1ccc(O)c(C(N)=O)c1",
+                   "CC(=O)CCc1ccccc1.NCC(O)c1ccc(O)c(C(N)=O)c1") is None
+
+
+def test_a_mercapto_acid_or_a_diamine_does_not_react_at_one_site():
+    """Captopril's 3-mercapto-2-methylpropanoic acid coupled with its thiol free, and lysyl-proline alkylated
+    at one of its two primary amines (holdout5/), are refused; ethylenediamine, whose two NH2 are twins, is
+    benzylated once without that refusal."""
+    captopril = verdict("Acylation of Nitrogen Nucleophiles by Carboxylic Acids", "COC(=O)C1CCCN1C(=O)C(C)CS",
+                        "CC(CS)C(=O)O.COC(=O)C1CCCN1")
+    assert captopril is not None and "free thiol" in captopril
+    lisinopril = verdict("N-alkylation of primary amines with alkyl halides",
+                         "NCCCCC(NC(CCc1ccccc1)C(=O)O)C(=O)N1CCCC1C(=O)O",
+                         "NCCCCC(N)C(=O)N1CCCC1C(=O)O.O=C(O)C(Cl)CCc1ccccc1")
+    assert lisinopril is not None and "second, different primary amine" in lisinopril
+    twins = verdicts("N-alkylation of primary amines with alkyl halides", "NCCNCc1ccccc1")
+    assert all("second, different primary amine" not in (problem or "") for problem in twins.values())
+
+
+def test_a_gamma_amino_ester_is_no_isolable_compound():
+    """Gabapentin's ethyl ester and methyl 2-aminophenylacetate close their lactams; a piperidin-4-ylacetate
+    (its N across the ring), methyl 4-aminobenzoate and gabapentin itself keep."""
+    for smiles in ("CCOC(=O)CC1(CN)CCCCC1", "COC(=O)Cc1ccccc1N"):
+        problem = isolable_problem(Chem.MolFromSmiles(smiles))
+        assert problem is not None and "amino ester" in problem, smiles
+    for smiles in ("COC(=O)CC1CCNCC1", "COC(=O)c1ccc(N)cc1", "NCC1(CC(=O)O)CCCCC1"):
+        assert isolable_problem(Chem.MolFromSmiles(smiles)) is None, smiles

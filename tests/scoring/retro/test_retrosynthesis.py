@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from pathlib import Path
@@ -17,6 +18,7 @@ pytest.importorskip("molbloom")
 
 import mara_chem.scoring.components  # noqa: E402,F401  (registers the built-in components)
 from mara_chem.scoring.component import build_component  # noqa: E402
+from mara_chem.scoring.retro.medchem_reactions import medchem_names  # noqa: E402
 from mara_chem.scoring.retro.templates import load_templates, rxn_insight_smirks_path  # noqa: E402
 from syntheseus.interface.molecule import Molecule  # noqa: E402
 
@@ -108,6 +110,35 @@ def test_amide_only_refuses_a_route_with_an_ester_step(stock_file: Path):
     assert amide_only([ESTER_AMIDE]).values.tolist() == [0.0]
     assert amide_only([BENZAMIDE]).values.tolist() == [1.0]
     for comp in (any_reaction, amide_only, graded):
+        comp.close()
+
+
+def test_medchem_set_keeps_the_common_reactions_and_drops_the_exotic_ones():
+    templates = load_templates()
+    medchem = templates.medchem()
+    names = {t.name for t in medchem.templates}
+    assert names == medchem_names() and 100 <= len(medchem.templates) <= 150
+    # amide couplings by name: the Ugi reaction and imide formation, which the structural test also counts, are not
+    assert sum(t.amide_coupling for t in medchem.templates) >= 10
+    for exotic in ("Friedel-Crafts", "Minisci", "C-methylation", "Wohl-Ziegler", "Schmidt", "Michael", "nitration"):
+        assert not any(exotic.lower() in name.lower() for name in names), exotic
+    # a name the template file lacks is an error, not a smaller set
+    without_suzuki = dataclasses.replace(templates, templates=tuple(
+        t for t in templates.templates if t.name != "{Suzuki}"))
+    with pytest.raises(ValueError, match=r"lacks: \['\{Suzuki\}'\]"):
+        without_suzuki.medchem()
+
+
+def test_medchem_refuses_a_route_that_needs_a_friedel_crafts_step(tmp_path: Path):
+    """4-Methoxyacetophenone from anisole and an acetyl halide (in stock with its acid) is a Friedel-Crafts
+    acylation: solved under "any", not under "medchem", which has no Friedel-Crafts template; the amide of the
+    same stock is solved by both."""
+    stock = tmp_path / "stock.smi"
+    stock.write_text("\n".join(["COc1ccccc1", "CC(=O)O", "NCc1ccccc1", "OC(=O)c1ccccc1"]) + "\n")
+    any_reaction, medchem = component(stock), component(stock, reactions="medchem")
+    assert any_reaction(["COc1ccc(C(C)=O)cc1", BENZAMIDE]).values.tolist() == [1.0, 1.0]
+    assert medchem(["COc1ccc(C(C)=O)cc1", BENZAMIDE]).values.tolist() == [0.0, 1.0]
+    for comp in (any_reaction, medchem):
         comp.close()
 
 
@@ -541,12 +572,12 @@ def test_what_a_chemist_refuses_in_the_third_held_out_drugs_routes():
                     reaction_class="Heteroatom Alkylation and Arylation") is None
     # pentoxifylline's ketone from the Grignard reagent of a bromobutyl xanthine, whose own carbonyls it attacks
     grignard = "[CH3:1][C:2]#N.[Br][CH2:3]>>[CH3:1][C:2](=O)[CH2:3]"
-    assert "carries a carbonyl or nitrile" in _problem(
+    assert "carries a carbonyl, nitrile or nitro group" in _problem(
         "{Grignard_carbonyl}", grignard, "[CH3:1][C:2](=[O:9])[CH2:3][CH2:4][C:5](=[O:6])[O:7][CH3:8]",
         "[CH3:1][C:2]#N.Br[CH2:3][CH2:4][C:5](=[O:6])[O:7][CH3:8]", reaction_class="C-C Coupling")
     assert _problem("{Grignard_carbonyl}", grignard, "[CH3:1][C:2](=[O:9])[CH2:3][CH2:4][O:5][CH3:6]",
                     "[CH3:1][C:2]#N.Br[CH2:3][CH2:4][O:5][CH3:6]", reaction_class="C-C Coupling") is None
     # the xanthine's carbonyls are aromatic in RDKit (c=O): the Grignard reagent of a bromobutyl pyridone too
-    assert "carries a carbonyl or nitrile" in _problem(
+    assert "carries a carbonyl, nitrile or nitro group" in _problem(
         "{Grignard_carbonyl}", grignard, "[CH3:1][C:2](=[O:9])[CH2:3][CH2:4][n:5]1[cH:6][cH:7][cH:8][cH:10][c:11]1=[O:12]",
         "[CH3:1][C:2]#N.Br[CH2:3][CH2:4][n:5]1[cH:6][cH:7][cH:8][cH:10][c:11]1=[O:12]", reaction_class="C-C Coupling")

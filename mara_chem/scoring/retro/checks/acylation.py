@@ -1,6 +1,7 @@
 """Acylations at the bond they form: **amide couplings** need an acyl donor carbon (carboxylic acid, acyl halide,
 anhydride or ester: not a carbonic half-ester or chloroformate) and an amine N-H at the new C-N bond, and no
-N-acylation takes a donor that carries a free aliphatic amine (an unprotected amino acid couples with itself);
+N-acylation takes a donor that carries a free aliphatic amine (an unprotected amino acid couples with itself), and
+no acylation a donor that closes its own five- or six-membered lactam or lactone;
 **esterifications** the acyl donor's carbon, or a carboxylic acid's O-H (Mitsunobu), at the new C-O bond;
 **Friedel-Crafts acylations** a carboxylic acyl donor and an arene ring that is neither deactivated nor carries a free
 phenol or aryl amine; no acylation at an acyl halide or haloformate whose
@@ -11,7 +12,7 @@ from __future__ import annotations
 from rdkit import Chem
 
 from mara_chem.scoring.retro.checks.chem import (ACYL_DONOR, ALIPHATIC_AMINE_NH, AMINE_NH, CARBOXYLIC_OH, carbonyl,
-                                                  carries, matches_at, pattern, pyridine_type_n)
+                                                  carries, closes_own_ring, matches_at, pattern, pyridine_type_n)
 from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate
 
 #: ester-forming templates whose acyl partner is a carboxylic acid or its derivative (lower-case names)
@@ -64,7 +65,8 @@ def friedel_crafts_acylation_problem(proposal: Proposal) -> str | None:
 
 def acyl_donor_amine_problem(proposal: Proposal) -> str | None:
     """Any N-acylation (whatever the template calls itself): the acyl donor must not carry a free aliphatic
-    amine of its own, or it couples with itself (an unprotected amino acid: tocainide from alanine)."""
+    amine of its own, or it couples with itself (an unprotected amino acid: tocainide from alanine), nor a free
+    thiol (captopril's 3-mercapto-2-methylpropanoic acid, coupled as its S-acetyl in the published route)."""
     for a, b in proposal.formed_bonds:
         for c, n in ((a, b), (b, a)):
             if c[0] == n[0] or proposal.atom(c).GetSymbol() != "C" or proposal.atom(n).GetSymbol() != "N":
@@ -72,6 +74,32 @@ def acyl_donor_amine_problem(proposal: Proposal) -> str | None:
             donor = proposal.reactants[c[0]]
             if matches_at(donor, ACYL_DONOR, c[1]) and donor.HasSubstructMatch(pattern(ALIPHATIC_AMINE_NH)):
                 return "amide coupling of an acyl donor that carries a free aliphatic amine (protect it first)"
+            if matches_at(donor, ACYL_DONOR, c[1]) and donor.HasSubstructMatch(pattern("[SX2H1]")):
+                return ("amide coupling of an acyl donor that carries a free thiol (activated, it forms thioesters: "
+                        "the thiol is carried as its S-acetyl)")
+    return None
+
+
+#: a nucleophile an activated acyl donor acylates within its own molecule: an amine N-H (aryl amines too), an
+#: alcohol or phenol O-H, a thiol S-H
+_OWN_NUCLEOPHILE = f"[$({AMINE_NH}),$([OX2H1][#6;!$([CX3]=O)]),$([SX2H1])]"
+
+
+def self_acylation_problem(proposal: Proposal) -> str | None:
+    """An acylation (amide or ester) whose acyl donor carries an amine N-H, O-H or S-H four or five bonds from
+    its carbonyl carbon: activated, it closes the five- or six-membered lactam, lactone or thiolactone on itself
+    first (diclofenac's acid, as its chloride or activated ester, gives the oxindole: aceclofenac's ester is made
+    from diclofenac's salt and a bromoacetate). A path through three atoms of one ring (a meta substituent) closes
+    no ring and passes."""
+    for a, b in proposal.formed_bonds:
+        for c, x in ((a, b), (b, a)):
+            if c[0] == x[0] or proposal.atom(x).GetSymbol() not in ("N", "O", "S") \
+                    or not matches_at(proposal.reactants[c[0]], ACYL_DONOR, c[1]):
+                continue
+            donor = proposal.reactants[c[0]]
+            if closes_own_ring(donor, c[1], [m[0] for m in donor.GetSubstructMatches(pattern(_OWN_NUCLEOPHILE))]):
+                return ("an acylation whose acyl donor carries an N-H, O-H or S-H four or five bonds from its "
+                        "carbonyl (activated, it closes its own lactam or lactone first)")
     return None
 
 

@@ -1,12 +1,13 @@
 """Alkylations and other substitutions at a carbon: **alkylations** need an sp3 carbon losing its leaving group;
-**SN2 alkylations** no tertiary carbon (one beside a carbonyl or nitrile, or carrying two aryls, substitutes and
-passes), no neopentyl carbon, no carbamate, urea or amide N-H alkylated by a secondary halide (it eliminates);
+**SN2 alkylations** no tertiary carbon (one beside an ester, acid, amide or nitrile, or carrying two aryls,
+substitutes and passes), no neopentyl carbon, no trifluoroethyl halide, no electrophile that closes a ring on an
+N-H of its own, no carbamate, urea or amide N-H alkylated by a secondary halide (it eliminates);
 **alkylations of weak N nucleophiles** (amide, sulfonamide, aryl amine, azole N-H) no more nucleophilic amine or
 more acidic X-H in the same molecule; **Mitsunobu** reactions no other O-H, amine N-H or acidic N-H (sulfonamide,
 imide, azole) in a partner; **SN2 and Mitsunobu** steps no claimed stereocentre at the carbon they attack (the
 template copies the product's configuration), no CF3/CF2 halide as electrophile; no mono-N-methylation of a
 primary aliphatic amine (it goes on to the tertiary amine); **diazonium swaps** an aryl amine,
-**alcohol-to-alkyl-halide swaps** an sp3 carbon; **Friedel-Crafts alkylations** a cation that forms (not beside an
+**alcohol-to-alkyl-halide swaps** an sp3 carbon (or a hydroxyazine's); **Friedel-Crafts alkylations** a cation that forms (not beside an
 acceptor group, not at an enol ether or ester) on a carbocyclic arene that survives the acid (no furan or pyrrole,
 no deactivated or basic ring)."""
 
@@ -16,7 +17,8 @@ from collections.abc import Iterator
 
 from rdkit import Chem
 
-from mara_chem.scoring.retro.checks.chem import ACIDIC_CH, ALIPHATIC_AMINE_NH, carbonyl, carries, matches_at, pattern, sp3
+from mara_chem.scoring.retro.checks.chem import (ACIDIC_CH, ALIPHATIC_AMINE_NH, CYCLISING_NH, carbonyl, carries,
+                                                 matches_at, pattern, second_primary_amine, sp3)
 from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate, kept_carbons
 
 #: alkylations by an alkyl electrophile (name prefixes): the carbon of the new bond must be sp3 and lose a group
@@ -95,22 +97,33 @@ def _sn2_ends(proposal: Proposal) -> Iterator[tuple[tuple[int, int], tuple[int, 
                 yield n, c
 
 
+#: a carbonyl carbon of an ester, acid or amide (not a ketone's or aldehyde's)
+_ACID_DERIVATIVE_CARBON = "[CX3](=O)[O,N]"
+
+
 def hindered_sn2_problem(proposal: Proposal) -> str | None:
     """An SN2 step at a carbon a nucleophile cannot reach from the back: a tertiary carbon (tert-butyl chloride
     "etherifying" a carbamic acid for sulfamethoxazole, thalidomide, lenalidomide), or a CH2 beside a quaternary
-    carbon (neopentyl). Left alone: a tertiary carbon beside a carbonyl or nitrile (phenoxides displace
-    2-bromoisobutyrates: the fibrates' ethers are made so), and one carrying two or three aryl groups, which
-    ionises to its stabilised cation and substitutes by SN1 (trityl chloride N-tritylates imidazole for
-    clotrimazole and protects alcohols)."""
+    carbon (neopentyl), or a CH2 beside a CF3 group with a halide leaving (the fluorines slow SN2 some 10^4-fold:
+    lansoprazole's trifluoroethyl ether is made from trifluoroethanol, or with the triflate, which passes). Left
+    alone: a tertiary carbon beside an ester, acid, amide or nitrile (phenoxides displace 2-bromoisobutyrates: the
+    fibrates' ethers are made so; a tertiary alpha-halo ketone is not, an amine adds to its carbonyl: ketamine's
+    2-chloro-2-arylcyclohexanone), and one carrying two or three aryl groups, which ionises to its stabilised
+    cation and substitutes by SN1 (trityl chloride N-tritylates imidazole for clotrimazole and protects
+    alcohols)."""
     for _, c in _sn2_ends(proposal):
         carbons = kept_carbons(proposal, c)
         if len(carbons) >= 3:
-            activated = any(carbonyl(nb) or any(b.GetBondType() == Chem.BondType.TRIPLE for b in nb.GetBonds())
-                            for nb in carbons)
+            activated = any(matches_at(proposal.reactants[c[0]], _ACID_DERIVATIVE_CARBON, nb.GetIdx())
+                            or any(b.GetBondType() == Chem.BondType.TRIPLE for b in nb.GetBonds()) for nb in carbons)
             if activated or sum(nb.GetIsAromatic() for nb in carbons) >= 2:
                 continue
             return ("an SN2 alkylation at a tertiary carbon (no backside attack: the base eliminates to the alkene; "
                     "a tertiary ether or amine is made through the cation)")
+        if any(nb.GetSymbol() in ("Cl", "Br", "I") for nb in proposal.leaving(c)) \
+                and any(matches_at(proposal.reactants[c[0]], "[CX4](F)(F)F", nb.GetIdx()) for nb in carbons):
+            return ("an SN2 alkylation with a 2,2,2-trifluoroethyl halide (the CF3 group slows SN2 some 10^4-fold: "
+                    "trifluoroethyl ethers and amines are made from the triflate or trifluoroethanol)")
         if len(carbons) == 1 and sp3(carbons[0]) \
                 and sum(nb.GetSymbol() == "C" for nb in carbons[0].GetNeighbors()) == 4:
             return ("an SN2 alkylation at a neopentyl carbon (the quaternary carbon beside it blocks backside attack: "
@@ -131,9 +144,19 @@ def acyl_n_secondary_problem(proposal: Proposal) -> str | None:
     return None
 
 
+#: templates that replace an O-H by a halide (lowered name prefixes)
+ALCOHOL_TO_HALIDE = ("alcohol to chloride", "alkyl chlorides from alcohols", "alkyl bromides from alcohols",
+                     "alkyl iodides from alcohols", "pbr3 and alcohol", "appel reaction")
+#: a ring carbon whose O-H is an azinone's (a 2- or 4-pyridone, a pyrimidinone): beside a ring N, or para to
+#: one in a six-membered ring
+_AZINONE_CARBON = "[c;$(c(O)n),$(c1(O)ccncc1)]"
+
+
 def reactant_carbon_problem(proposal: Proposal, lowered: str) -> str | None:
     """Substitutions that exist on one kind of carbon only: a diazonium replacement (Sandmeyer, Balz-Schiemann)
-    of an aryl amine, an alcohol-to-alkyl-halide swap at an sp3 carbon (a phenol is no alcohol), an SN2
+    of an aryl amine, an alcohol-to-alkyl-halide swap (SOCl2, PBr3, HX, Appel) at an sp3 carbon (a phenol is no
+    alcohol: etoricoxib's 5-chloropyridine "from" a 3-hydroxypyridine) or at the carbon of a 2- or 4-hydroxyazine,
+    a pyridone tautomer that POCl3, PCl5 or SOCl2-DMF chlorinates, an SN2
     alkylation at a carbon without two fluorines and no H (CF3Cl alkylates nothing); and no SN2 or Mitsunobu
     step at a stereocentre it claims (tamsulosin's (R)-amine was written from the (R)-chloride)."""
     for c in sorted(proposal.centre):
@@ -143,7 +166,9 @@ def reactant_carbon_problem(proposal: Proposal, lowered: str) -> str | None:
         lost = {nb.GetSymbol() for nb in proposal.leaving(c)}
         if lowered.startswith("primary amine to") and "N" in lost and not atom.GetIsAromatic():
             return "an aliphatic primary amine replaced by a halogen (diazonium chemistry needs an aryl amine)"
-        if "from alcohols" in lowered and "alkyl" in lowered and "O" in lost and not sp3(atom):
+        if lowered.startswith(ALCOHOL_TO_HALIDE) and "O" in lost and not sp3(atom) \
+                and not (any(reagent in lowered for reagent in ("pocl3", "pcl5", "socl2"))
+                         and matches_at(proposal.reactants[c[0]], _AZINONE_CARBON, c[1])):
             return "an alcohol-to-alkyl-halide swap at an aryl or vinyl carbon (a phenol is no alcohol)"
         fluorines = sum(nb.GetSymbol() == "F" for nb in atom.GetNeighbors())
         if lowered.startswith(ALKYLATIONS) and fluorines >= 2 and atom.GetTotalNumHs() == 0:
@@ -363,13 +388,25 @@ def alkoxy_displacement_problem(proposal: Proposal) -> str | None:
     return None
 
 
+def diamine_alkylation_problem(proposal: Proposal) -> str | None:
+    """An SN2 N-alkylation of an amine that carries a second, different primary aliphatic amine: the
+    electrophile takes either (lisinopril's lysyl-proline alkylated at its alpha-NH2 with the epsilon-NH2 free:
+    the published route protects it). A symmetric diamine, used in excess, passes."""
+    for n, c in _sn2_ends(proposal):
+        if proposal.atom(n).GetSymbol() == "N" and second_primary_amine(proposal.reactants[n[0]], n[1]):
+            return ("an N-alkylation of an amine that carries a second, different primary amine (the electrophile "
+                    "takes either: protect one)")
+    return None
+
+
 def distant_amine_electrophile_problem(proposal: Proposal) -> str | None:
     """An SN2 electrophile must not carry a free aliphatic amine four or more bonds from the carbon that loses
     its leaving group: the amine of one molecule alkylates the next (fluvoxamine's aminoethyl oxime ether with
     a chlorobutyl chain). A 2- or 3-haloalkylamine reacts through its aziridinium or azetidinium ion, or an
     epoxide beside it, at the same carbons (mexiletine's 2-chloropropylamine, timolol's chlorohydrin), and is
-    left to the other rules."""
-    amine = pattern(ALIPHATIC_AMINE_NH)
+    left to the other rules. An aryl amine N-H four or five bonds away closes a pyrrolidine or piperidine on
+    its own chain (chloroquine's 4-chloro-1-methylbutyl aminoquinoline gives the N-aryl-2-methylpyrrolidine)."""
+    amine, any_amine = pattern(ALIPHATIC_AMINE_NH), pattern(CYCLISING_NH)
     for a, b in proposal.formed_bonds:
         for c in (a, b):
             if proposal.atom(c).GetSymbol() != "C" or not halide_or_sulfonate(proposal, c):
@@ -379,4 +416,7 @@ def distant_amine_electrophile_problem(proposal: Proposal) -> str | None:
             if any(distances[c[1]][n] >= 4 for (n,) in mol.GetSubstructMatches(amine)):
                 return ("an alkylation whose electrophile carries a free amine far from its leaving group (one "
                         "molecule alkylates the next)")
+            if any(distances[c[1]][n] in (4, 5) for (n,) in mol.GetSubstructMatches(any_amine)):
+                return ("an alkylation whose electrophile carries an amine N-H four or five bonds from its leaving "
+                        "group (it closes a pyrrolidine or piperidine on itself)")
     return None

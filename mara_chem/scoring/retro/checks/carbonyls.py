@@ -1,5 +1,7 @@
 """Templates that name their carbonyl or alkene partner: **reductive aminations** an amine and a carbonyl or
-carbinol carbon and no claimed stereocentre at the new bond; **aldehyde** templates an aldehyde (not formic
+carbinol carbon and no claimed stereocentre at the new bond; **reductive methylations** (Eschweiler-Clarke,
+formaldehyde and a hydride) an amine nitrogen, not an amide's; **Wittig olefinations** a phosphonium salt or
+phosphonate ester, not a phosphonic acid; **aldehyde** templates an aldehyde (not formic
 acid, an ester or an amide); **aldehyde/ketone** templates no acid-derivative carbonyl; **Michael additions** an
 alkene with an acceptor group."""
 
@@ -7,7 +9,8 @@ from __future__ import annotations
 
 from rdkit import Chem
 
-from mara_chem.scoring.retro.checks.chem import ACIDIC_CH, AMINE_NH, carbonyl, matches_at, pattern, sp3
+from mara_chem.scoring.retro.checks.chem import (ACIDIC_CH, AMINE_NH, carbonyl, matches_at, pattern,
+                                                 second_primary_amine, sp3)
 from mara_chem.scoring.retro.checks.proposal import Proposal
 
 #: what makes an alkene a Michael acceptor: a conjugated carbonyl, nitrile, sulfonyl, nitro or azine
@@ -17,7 +20,10 @@ _MICHAEL_EWG = "[$([CX3]=[O,S]),$(C#N),$([SX4](=O)=O),$([N+](=O)[O-]),$(c:n),$(P
 def reductive_amination_problem(proposal: Proposal) -> str | None:
     """A reductive amination at its new C-N bond: an amine N-H meets an aldehyde/ketone carbon or an sp3
     carbinol carbon (borrowing hydrogen), which becomes an sp3 carbon without a defined stereocentre (the
-    step sets none): no phenol carbon, no amide nitrogen."""
+    step sets none): no phenol carbon, no amide nitrogen, no tertiary carbinol (ketamine's 2-hydroxy-2-aryl
+    cyclohexanone "aminated" at its carbinol); and the amine carries no second primary aliphatic amine
+    that is not its twin by symmetry (lisinopril's lysyl-proline, whose alpha- and epsilon-NH2 both condense: the
+    published route protects the epsilon one; a symmetric diamine, used in excess, passes)."""
     for a, b in proposal.formed_bonds:
         for c, n in ((a, b), (b, a)):
             atom, nitrogen = proposal.atom(c), proposal.atom(n)
@@ -26,13 +32,50 @@ def reductive_amination_problem(proposal: Proposal) -> str | None:
             at_carbonyl = carbonyl(atom) and not any(nb.GetSymbol() not in ("C", "O") for nb in atom.GetNeighbors())
             carbinol = (sp3(atom) and any(nb.GetSymbol() == "O" and nb.GetTotalNumHs() for nb in proposal.leaving(c)))
             amine = matches_at(proposal.reactants[n[0]], AMINE_NH, n[1])
+            if carbinol and amine and not atom.GetTotalNumHs():
+                return ("a reductive amination of a tertiary alcohol (borrowing hydrogen oxidises the carbinol to the "
+                        "carbonyl first: a tertiary one has no H to give)")
             if not ((at_carbonyl or carbinol) and amine):
                 continue
             made = proposal.product_atom(atom)
             if made.GetChiralTag() != Chem.ChiralType.CHI_UNSPECIFIED:
                 return "a reductive amination claiming a defined stereocentre at its new C-N bond"
+            if second_primary_amine(proposal.reactants[n[0]], n[1]):
+                return ("a reductive amination of an amine that carries a second, different primary amine (the "
+                        "carbonyl takes either: protect one)")
             return None
     return "reductive amination without an amine N-H and a carbonyl or alcohol carbon at the new C-N bond"
+
+
+#: a nitrogen formaldehyde and a hydride do not methylate: an amide, carbamate, urea, imide or sulfonamide N-H
+#: (no iminium ion forms from it)
+_ACYLATED_N = "[NX3;$(N[CX3]=[O,S]),$(NS(=O)=O)]"
+
+
+def reductive_methylation_problem(proposal: Proposal) -> str | None:
+    """An Eschweiler-Clarke or formaldehyde reductive methylation at its new N-CH3 bond: the nitrogen must be
+    an amine's. An amide, imide or sulfonamide N-H forms no iminium ion with formaldehyde (tadalafil's
+    diketopiperazine N-H "methylated" this way); such an N is methylated with a base and an alkylating agent."""
+    for a, b in proposal.formed_bonds:
+        for n in (a, b):
+            if proposal.atom(n).GetSymbol() == "N" and matches_at(proposal.reactants[n[0]], _ACYLATED_N, n[1]):
+                return ("a reductive methylation of an amide, imide or sulfonamide N-H (formaldehyde forms no "
+                        "iminium ion with it)")
+    return None
+
+
+#: a phosphonic acid (P(=O)(OH)): its P-OH is deprotonated, never the P-CH, so it is no Wittig ylide's or
+#: Horner-Wadsworth-Emmons carbanion's source
+_PHOSPHONIC_ACID = "[PX4](=O)[OX2H1]"
+
+
+def wittig_reagent_problem(proposal: Proposal) -> str | None:
+    """A Wittig olefination's phosphorus reagent is a phosphonium salt (its ylide) or a phosphonate ester with
+    an acidifying group (Horner-Wadsworth-Emmons). One rxn-insight template writes it as an alkylphosphonic
+    acid, which forms no carbanion at carbon (risperidone's, fingolimod's and propylthiouracil's alkenes)."""
+    if any(m.HasSubstructMatch(pattern(_PHOSPHONIC_ACID)) for m in proposal.reactants):
+        return "a Wittig olefination with a phosphonic acid (no ylide forms from it: a phosphonium salt is needed)"
+    return None
 
 
 def _makes_acid_derivative(proposal: Proposal) -> bool:

@@ -16,6 +16,10 @@ AMINE_NH = "[NX3;!H0;!$(N[N,O]);!$(NC=[O,S])]"
 #: a free aliphatic amine N-H (not on an aryl, a heteroatom or an amide/amidine carbon): the most
 #: nucleophilic N-H a molecule can carry
 ALIPHATIC_AMINE_NH = "[NX3;!H0;+0;!$(N[a]);!$(N[N,O,S]);!$(N[#6]=[#7,#8,#16])]"
+#: an N-H that closes a ring on its own electrophile (an alkyl halide, an ester) without a base: an amine's, an
+#: aryl amine's too; not an amide's, amidine's, sulfonamide's or sulfamide's (famotidine's sulfamoyl amidine
+#: keeps its 3-chloropropyl chain)
+CYCLISING_NH = "[NX3;!H0;+0;!$(N[N,O]);!$(N[CX3]=[O,S,N]);!$(NS(=O)=O)]"
 #: a carboxylic acid's O-H (not a carbonic or carbamic acid's): the nucleophile of a Mitsunobu esterification
 CARBOXYLIC_OH = "[OX2H1][CX3;!$(C([OX2H1])(=O)[!#6])]=O"
 #: a C-H a base removes (the carbanion of an alkylation or Michael addition): alpha to a carbonyl, imine,
@@ -75,3 +79,25 @@ def carbonyl(atom: Chem.Atom) -> bool:
 def pyridine_type_n(atom: Chem.Atom, ring: Sequence[int]) -> bool:
     """A ring nitrogen with a lone pair in the ring plane (-N=, no H, two ring bonds): a pyridine's, an azole's N3."""
     return atom.GetIdx() in ring and atom.GetSymbol() == "N" and not atom.GetTotalNumHs() and atom.GetDegree() == 2
+
+
+def second_primary_amine(mol: Chem.Mol, nitrogen: int) -> bool:
+    """Whether ``mol`` has a primary aliphatic amine other than ``nitrogen`` and not its twin by symmetry: a
+    reagent at ``nitrogen`` takes either (a symmetric diamine, used in excess, reacts once)."""
+    ranks = list(Chem.CanonicalRankAtoms(without_maps(mol), breakTies=False))  # atom maps break the symmetry
+    return any(n != nitrogen and ranks[n] != ranks[nitrogen] and mol.GetAtomWithIdx(n).GetTotalNumHs() == 2
+               for (n,) in mol.GetSubstructMatches(pattern(ALIPHATIC_AMINE_NH)))
+
+
+def closes_own_ring(mol: Chem.Mol, carbonyl_atom: int, nucleophile_atoms: Sequence[int]) -> bool:
+    """Whether one of ``nucleophile_atoms`` sits four or five bonds from ``carbonyl_atom``, so that its attack
+    closes a five- or six-membered ring (a lactam or lactone), along a path through at most two atoms of any
+    ring (a meta substituent reaches no such ring)."""
+    distances = Chem.GetDistanceMatrix(mol)
+    rings = [set(ring) for ring in mol.GetRingInfo().AtomRings()]
+    for nucleophile in nucleophile_atoms:
+        if distances[carbonyl_atom][nucleophile] in (4, 5):
+            path = set(Chem.GetShortestPath(mol, carbonyl_atom, nucleophile))
+            if all(len(path & ring) <= 2 for ring in rings):
+                return True
+    return False

@@ -1,6 +1,7 @@
 """Whether a molecule is an isolable compound at all, asked of every reactant of every step (building block or
 intermediate alike): a route that makes a carbamic acid and uses it at once is no route. Refused: carbamic
-acids, carbonic half-esters and chloroformic acid, acyl halides with their own O-H or amine N-H, beta-keto acids
+acids, carbonic half-esters and chloroformic acid, acyl halides with their own O-H, S-H or amine N-H, aldehydes
+with their own aliphatic amine N-H, gamma- and delta-amino esters, beta-keto acids
 but the two sold as such (acetonedicarboxylic and oxaloacetic acid), acylboronic acids, gem-diols, open-chain
 hemiaminals, simple enols, N-H enamines and
 trifluoromethanol."""
@@ -9,7 +10,8 @@ from __future__ import annotations
 
 from rdkit import Chem
 
-from mara_chem.scoring.retro.checks.chem import pattern, unmapped_smiles
+from mara_chem.scoring.retro.checks.chem import (ALIPHATIC_AMINE_NH, CYCLISING_NH, closes_own_ring, pattern,
+                                                 unmapped_smiles)
 from mara_chem.scoring.retro.checks.proposal import Proposal
 
 #: an open-chain carbon carrying OH and a halogen or amine N (a hemiaminal, an alpha-halo alcohol)
@@ -24,11 +26,20 @@ _CARBAMIC_ACID = "[OX2H1][CX3](=O)[#7,#8,Cl,Br,I]"
 #: an acylboron: known only as its trifluoroborate or MIDA ester, never free (meloxicam's acylboronic acid,
 #: piroxicam's carbamoyl- and carboxyboronic acids "oxidised" to the acid or the enol)
 _ACYL_BORON = "[CX3](=O)[BX3]"
-#: an acyl halide and, in the same molecule, an O-H or an amine N-H it acylates (a hydroxy or amino acid chloride
-#: is no reagent: bicalutamide's, entacapone's, piroxicam's enol); a sulfonamide N-H is left alone (indapamide's
-#: 4-chloro-3-sulfamoylbenzoyl chloride is made and used as such)
+#: an acyl halide and, in the same molecule, an O-H, S-H or amine N-H it acylates (a hydroxy, mercapto or amino
+#: acid chloride is no reagent: bicalutamide's, entacapone's, piroxicam's enol, captopril's
+#: 3-mercapto-2-methylpropanoyl chloride, made and used S-acetylated); a sulfonamide N-H is left alone
+#: (indapamide's 4-chloro-3-sulfamoylbenzoyl chloride is made and used as such)
 _ACYL_HALIDE = "[#6][CX3](=O)[Cl,Br,I]"
-_ACYLATED_BY_IT = "[$([OX2H1]),$([NX3;H1,H2;+0;!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[N,O])])]"
+_ACYLATED_BY_IT = "[$([OX2H1]),$([SX2H1]),$([NX3;H1,H2;+0;!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[N,O])])]"
+#: an aldehyde and, in the same molecule, a primary or secondary aliphatic amine: it condenses with itself (an
+#: unprotected amino aldehyde is made and used as its acetal or N-Boc derivative: ethambutol's
+#: 2-(1-hydroxybutan-2-ylamino)acetaldehyde)
+_ALDEHYDE = "[CX3H1](=O)[#6]"
+#: an ester's carbonyl carbon: with an amine N-H of its own four or five bonds away it closes the gamma- or
+#: delta-lactam (gabapentin's ethyl ester gives the spiro lactam, methyl 2-aminophenylacetate the oxindole); the
+#: free amino acids keep as zwitterions (GABA, gabapentin itself)
+_ESTER_CARBON = "[CX3](=O)O[#6]"
 #: a beta-keto acid, as its keto or its enol form: it loses CO2 through a six-membered transition state
 #: (piroxicam's and meloxicam's benzothiazine acid from saponifying the ester, teriflunomide's
 #: 2-cyano-3-hydroxybutenoic acid); malonic half-esters and aryl or heteroaryl acids (a 4-quinolone's) keep theirs
@@ -64,7 +75,12 @@ def isolable_problem(mol: Chem.Mol) -> str | None:
     if mol.HasSubstructMatch(pattern(_CARBAMIC_ACID)):
         return "a carbamic acid, carbonic half-ester or chloroformic acid (it loses CO2)"
     if mol.HasSubstructMatch(pattern(_ACYL_HALIDE)) and mol.HasSubstructMatch(pattern(_ACYLATED_BY_IT)):
-        return "an acyl halide beside an O-H or amine N-H of its own (it acylates itself)"
+        return "an acyl halide beside an O-H, S-H or amine N-H of its own (it acylates itself)"
+    if mol.HasSubstructMatch(pattern(_ALDEHYDE)) and mol.HasSubstructMatch(pattern(ALIPHATIC_AMINE_NH)):
+        return "an aldehyde beside a free aliphatic amine of its own (it condenses with itself)"
+    amines = [m[0] for m in mol.GetSubstructMatches(pattern(CYCLISING_NH))]
+    if amines and any(closes_own_ring(mol, m[0], amines) for m in mol.GetSubstructMatches(pattern(_ESTER_CARBON))):
+        return "a gamma- or delta-amino ester (it closes its own lactam)"
     if any(mol.HasSubstructMatch(pattern(smarts)) for smarts in _BETA_KETO_ACID) \
             and unmapped_smiles(mol) not in _SOLD_BETA_KETO_ACIDS:
         return "a beta-keto acid (it decarboxylates)"

@@ -1,5 +1,5 @@
 """Organometal reagents and metalations: **organometals** (Zn, Mg, Li) no acidic O-H or N-H; **Grignard and
-organolithium** reagents no carbonyl or nitrile of their own; **ortho metalations** no acidic O-H/N-H on the
+organolithium** reagents no carbonyl, nitrile or nitro group of their own; **ortho metalations** no acidic O-H/N-H on the
 arene."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonat
 
 #: an acidic O-H or N-H that a lithium base takes before any ortho C-H
 _ACIDIC_H = "[$([OX2H1]),$([NX3;!H0;$(N[a]),$(NC=O),$(NS(=O)=O)]),$([nH])]"
-#: what a Grignard or organolithium reagent adds to (pentoxifylline's 'Grignard' of a xanthine carrying its
-#: own imide carbonyls)
-_CARBONYL_OR_NITRILE = "[$([#6X3]=O),$(C#N)]"  # aromatic c=O too (a xanthine, a pyridone)
+#: what a Grignard or organolithium reagent adds to or is oxidised by (pentoxifylline's 'Grignard' of a
+#: xanthine carrying its own imide carbonyls; chloramphenicol's 4-nitrophenylmagnesium bromide)
+_CARBONYL_NITRILE_OR_NITRO = "[$([#6X3]=O),$(C#N),$([NX3](=O)=O),$([NX3+](=O)[O-])]"  # aromatic c=O too
 
 
 def organometal_problem(proposal: Proposal, lowered: str) -> str | None:
@@ -33,8 +33,9 @@ def organometal_problem(proposal: Proposal, lowered: str) -> str | None:
                     "ylide's base takes the X-H)")
         magnesium = any(a.GetSymbol() in ("Mg", "Li") for a in mol.GetAtoms()) or (
             halide and ("grignard" in lowered or "organolithium" in lowered))
-        if magnesium and mol.HasSubstructMatch(pattern(_CARBONYL_OR_NITRILE)):
-            return "a Grignard or organolithium reagent that carries a carbonyl or nitrile (it attacks itself)"
+        if magnesium and mol.HasSubstructMatch(pattern(_CARBONYL_NITRILE_OR_NITRO)):
+            return ("a Grignard or organolithium reagent that carries a carbonyl, nitrile or nitro group (it "
+                    "attacks itself)")
     return None
 
 

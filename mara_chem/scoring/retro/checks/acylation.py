@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from rdkit import Chem
 
-from mara_chem.scoring.retro.checks.chem import (ACYL_DONOR, ALIPHATIC_AMINE_NH, AMINE_NH, CARBOXYLIC_OH, carbonyl,
-                                                  carries, closes_own_ring, matches_at, pattern, pyridine_type_n)
+from mara_chem.scoring.retro.checks.chem import (ACYL_DONOR, ALIPHATIC_AMINE_NH, AMINE_NH, CARBOXYLIC_OH,
+                                                  DEACTIVATING_GROUP, carbonyl, carries, closes_own_ring, matches_at,
+                                                  pattern, pyridine_type_n)
 from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate
 
 #: ester-forming templates whose acyl partner is a carboxylic acid or its derivative (lower-case names)
@@ -146,7 +147,7 @@ def friedel_crafts_donor_problem(proposal: Proposal) -> str | None:
 #: a substituent that deactivates the ring it sits on past a Friedel-Crafts acylation (its first atom bonds to the
 #: ring): a nitro, cyano, sulfonyl, acyl (ketone, aldehyde, acid, ester, amide carbonyl) or CF3 group, an
 #: ammonium. Halogens are weak deactivators and pass (4-chlorobenzophenone is made from chlorobenzene).
-FC_DEACTIVATING = "[$([N+](=O)[O-]),$(C#N),$(S(=O)=O),$([CX3]=O),$(C(F)(F)F),$([NX4+])]"
+FC_DEACTIVATING = f"[$({DEACTIVATING_GROUP}),$([NX4+])]"
 #: a ring substituent that takes the acyl group or the Lewis acid first (its first atom bonds to the ring): a free
 #: phenol (O-acylated: aryl hydroxy ketones come from the Fries rearrangement) or a basic aryl amine, primary,
 #: secondary or tertiary (complexed or N-acylated). An anilide or sulfonanilide N passes: acetanilide is acylated.

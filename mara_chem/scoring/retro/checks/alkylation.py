@@ -17,8 +17,8 @@ from collections.abc import Iterator
 
 from rdkit import Chem
 
-from mara_chem.scoring.retro.checks.chem import (ACIDIC_CH, ALIPHATIC_AMINE_NH, CYCLISING_NH, carbonyl, carries,
-                                                 matches_at, pattern, second_primary_amine, sp3)
+from mara_chem.scoring.retro.checks.chem import (ACIDIC_CH, ALIPHATIC_AMINE_NH, CYCLISING_NH, DEACTIVATING_GROUP,
+                                                 carbonyl, carries, matches_at, pattern, second_primary_amine, sp3)
 from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate, kept_carbons
 
 #: alkylations by an alkyl electrophile (name prefixes): the carbon of the new bond must be sp3 and lose a group
@@ -251,12 +251,8 @@ def _bridgehead(mol: Chem.Mol, atom: int) -> bool:
 
 #: an arene ring a Friedel-Crafts alkylation does not reach: one with a ring nitrogen (azoles and azines bind
 #: the Lewis acid), or carrying a sulfonyl, carbonyl, nitrile, nitro or CF3 group (deactivated)
-_FC_UNREACHABLE_RING_ATOM = ("[c;$(c1aaaa1),$(c1aaaaa1);"
-                             "$(c~[n,o,s]),$(c~a~[n,o,s]),$(c~a~a~[n,o,s]),"
-                             "$(c-[$(S(=O)=O),$(C=O),$(C#N),$([N+](=O)[O-]),$(C(F)(F)F)]),"
-                             "$(c:a-[$(S(=O)=O),$(C=O),$(C#N),$([N+](=O)[O-]),$(C(F)(F)F)]),"
-                             "$(c:a:a-[$(S(=O)=O),$(C=O),$(C#N),$([N+](=O)[O-]),$(C(F)(F)F)]),"
-                             "$(c:a:a:a-[$(S(=O)=O),$(C=O),$(C#N),$([N+](=O)[O-]),$(C(F)(F)F)])]")
+_FC_UNREACHABLE_RING_ATOM = ("[c;$(c1aaaa1),$(c1aaaaa1);$(c~[n,o,s]),$(c~a~[n,o,s]),$(c~a~a~[n,o,s]),"
+                             + ",".join(f"$(c{':a' * k}-{DEACTIVATING_GROUP})" for k in range(4)) + "]")
 #: an alkyl halide carbon that ionises: secondary or tertiary, benzylic, allylic, or beside O, S or N
 _FC_IONISABLE = "[CX4;$([CX4;H0,H1](C)C),$(C[a]),$(CC=C),$(C[O,S,N])]"
 

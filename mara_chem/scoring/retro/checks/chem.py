@@ -25,6 +25,9 @@ CARBOXYLIC_OH = "[OX2H1][CX3;!$(C([OX2H1])(=O)[!#6])]=O"
 #: a C-H a base removes (the carbanion of an alkylation or Michael addition): alpha to a carbonyl, imine,
 #: nitrile, nitro or sulfonyl group
 ACIDIC_CH = "[CX4;!H0;$(C[CX3]=[O,N]),$(CC#N),$(C[N+](=O)[O-]),$(CS(=O)=O)]"
+#: a ring substituent that deactivates an arene past Friedel-Crafts chemistry (its first atom bonds to the ring):
+#: a sulfonyl, carbonyl (ketone, aldehyde, acid, ester, amide), nitrile, nitro or CF3 group
+DEACTIVATING_GROUP = "[$(S(=O)=O),$([CX3]=O),$(C#N),$([N+](=O)[O-]),$(C(F)(F)F)]"
 #: a cyanate ester (O-C#N): no nitrile, and no shelf-stable building block
 CYANATE_ESTER = "[#6]O[CX2]#[NX1]"
 

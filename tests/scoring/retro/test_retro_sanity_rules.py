@@ -839,9 +839,10 @@ def test_a_mercapto_acid_or_a_diamine_does_not_react_at_one_site():
 
 def test_a_gamma_amino_ester_is_no_isolable_compound():
     """Gabapentin's ethyl ester and methyl 2-aminophenylacetate close their lactams; a piperidin-4-ylacetate
-    (its N across the ring), methyl 4-aminobenzoate and gabapentin itself keep."""
+    (its N across the ring), methyl 4-aminobenzoate, gabapentin itself and aceclofenac (a diarylamine) keep."""
     for smiles in ("CCOC(=O)CC1(CN)CCCCC1", "COC(=O)Cc1ccccc1N"):
         problem = isolable_problem(Chem.MolFromSmiles(smiles))
         assert problem is not None and "amino ester" in problem, smiles
-    for smiles in ("COC(=O)CC1CCNCC1", "COC(=O)c1ccc(N)cc1", "NCC1(CC(=O)O)CCCCC1"):
+    for smiles in ("COC(=O)CC1CCNCC1", "COC(=O)c1ccc(N)cc1", "NCC1(CC(=O)O)CCCCC1",
+                   "O=C(O)COC(=O)Cc1ccccc1Nc1c(Cl)cccc1Cl"):
         assert isolable_problem(Chem.MolFromSmiles(smiles)) is None, smiles

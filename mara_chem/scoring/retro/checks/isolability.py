@@ -38,7 +38,8 @@ _ACYLATED_BY_IT = "[$([OX2H1]),$([SX2H1]),$([NX3;H1,H2;+0;!$(N[#6]=[#7,#8,#16]);
 _ALDEHYDE = "[CX3H1](=O)[#6]"
 #: an ester's carbonyl carbon: with an amine N-H of its own four or five bonds away it closes the gamma- or
 #: delta-lactam (gabapentin's ethyl ester gives the spiro lactam, methyl 2-aminophenylacetate the oxindole); the
-#: free amino acids keep as zwitterions (GABA, gabapentin itself)
+#: free amino acids keep as zwitterions (GABA, gabapentin itself), and a diarylamine's N-H is too hindered and too
+#: weak a nucleophile without activation (diclofenac's esters, aceclofenac)
 _ESTER_CARBON = "[CX3](=O)O[#6]"
 #: a beta-keto acid, as its keto or its enol form: it loses CO2 through a six-membered transition state
 #: (piroxicam's and meloxicam's benzothiazine acid from saponifying the ester, teriflunomide's
@@ -78,7 +79,8 @@ def isolable_problem(mol: Chem.Mol) -> str | None:
         return "an acyl halide beside an O-H, S-H or amine N-H of its own (it acylates itself)"
     if mol.HasSubstructMatch(pattern(_ALDEHYDE)) and mol.HasSubstructMatch(pattern(ALIPHATIC_AMINE_NH)):
         return "an aldehyde beside a free aliphatic amine of its own (it condenses with itself)"
-    amines = [m[0] for m in mol.GetSubstructMatches(pattern(CYCLISING_NH))]
+    amines = [m[0] for m in mol.GetSubstructMatches(pattern(CYCLISING_NH))
+              if sum(nb.GetIsAromatic() for nb in mol.GetAtomWithIdx(m[0]).GetNeighbors()) < 2]
     if amines and any(closes_own_ring(mol, m[0], amines) for m in mol.GetSubstructMatches(pattern(_ESTER_CARBON))):
         return "a gamma- or delta-amino ester (it closes its own lactam)"
     if any(mol.HasSubstructMatch(pattern(smarts)) for smarts in _BETA_KETO_ACID) \

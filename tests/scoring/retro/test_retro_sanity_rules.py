@@ -846,3 +846,32 @@ def test_a_gamma_amino_ester_is_no_isolable_compound():
     for smiles in ("COC(=O)CC1CCNCC1", "COC(=O)c1ccc(N)cc1", "NCC1(CC(=O)O)CCCCC1",
                    "O=C(O)COC(=O)Cc1ccccc1Nc1c(Cl)cccc1Cl"):
         assert isolable_problem(Chem.MolFromSmiles(smiles)) is None, smiles
+
+
+def test_a_julia_olefination_needs_an_aryl_sulfone():
+    """The Julia template writes a methyl alkyl sulfone (propylthiouracil's propenyl chain, holdout5/), whose
+    anion adds to the aldehyde but eliminates to no alkene."""
+    julia = verdict("Julia Olefination", "CC=Cc1cc(=O)[nH]c(=S)[nH]1", "CCS(C)(=O)=O.O=Cc1cc(=O)[nH]c(=S)[nH]1")
+    assert julia is not None and "aryl or heteroaryl sulfone" in julia
+
+
+def test_the_aryl_halide_of_a_ketone_from_a_dimethylamide_carries_no_acidic_h():
+    """The ketone-from-dimethylamide template makes an aryl lithium or Grignard reagent from its aryl bromide:
+    tolcapone's bromonitrocatechol and mebendazole's bromobenzimidazole carbamate (holdout4/) quench it; a
+    4-bromoanisole passes."""
+    ketone = "Asymmetric ketones from N,N-dimethylamides"
+    tolcapone = verdict(ketone, "Cc1ccc(C(=O)c2cc(O)c(O)c([N+](=O)[O-])c2)cc1",
+                        "Cc1ccc(C(=O)N(C)C)cc1.O=[N+]([O-])c1cc(Br)cc(O)c1O")
+    assert tolcapone is not None and "O-H or N-H" in tolcapone
+    mebendazole = verdict(ketone, "COC(=O)Nc1nc2cc(C(=O)c3ccccc3)ccc2[nH]1",
+                          "CN(C)C(=O)c1ccccc1.COC(=O)Nc1nc2cc(Br)ccc2[nH]1")
+    assert mebendazole is not None
+    assert verdict(ketone, "COc1ccc(C(=O)c2ccccc2)cc1", "CN(C)C(=O)c1ccccc1.COc1ccc(Br)cc1") is None
+
+
+def test_formaldehyde_does_not_methylate_a_biguanide():
+    """Metformin's dimethylamino group 'from' biguanide by formaldehyde and a hydride (holdout4/): formaldehyde
+    closes aminals and triazines with guanidines."""
+    metformin = verdict("Reductive methylation of primary amine with formaldehyde", "CNC(=N)NC(=N)N",
+                        "C=O.N=C(N)NC(=N)N")
+    assert metformin is not None and "guanidine" in metformin

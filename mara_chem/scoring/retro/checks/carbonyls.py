@@ -1,7 +1,7 @@
 """Templates that name their carbonyl or alkene partner: **reductive aminations** an amine and a carbonyl or
 carbinol carbon and no claimed stereocentre at the new bond; **reductive methylations** (Eschweiler-Clarke,
 formaldehyde and a hydride) an amine nitrogen, not an amide's; **Wittig olefinations** a phosphonium salt or
-phosphonate ester, not a phosphonic acid; **aldehyde** templates an aldehyde (not formic
+phosphonate ester, not a phosphonic acid; **Julia olefinations** an aryl or heteroaryl sulfone; **aldehyde** templates an aldehyde (not formic
 acid, an ester or an amide); **aldehyde/ketone** templates no acid-derivative carbonyl; **Michael additions** an
 alkene with an acceptor group."""
 
@@ -48,8 +48,9 @@ def reductive_amination_problem(proposal: Proposal) -> str | None:
 
 
 #: a nitrogen formaldehyde and a hydride do not methylate: an amide, carbamate, urea, imide or sulfonamide N-H
-#: (no iminium ion forms from it)
-_ACYLATED_N = "[NX3;$(N[CX3]=[O,S]),$(NS(=O)=O)]"
+#: (no iminium ion forms from it), or an amidine's, guanidine's or biguanide's (formaldehyde closes their aminals
+#: and triazines: metformin's dimethylamino group "from" biguanide)
+_ACYLATED_N = "[NX3;$(N[CX3]=[O,S,N]),$(NS(=O)=O)]"
 
 
 def reductive_methylation_problem(proposal: Proposal) -> str | None:
@@ -59,8 +60,8 @@ def reductive_methylation_problem(proposal: Proposal) -> str | None:
     for a, b in proposal.formed_bonds:
         for n in (a, b):
             if proposal.atom(n).GetSymbol() == "N" and matches_at(proposal.reactants[n[0]], _ACYLATED_N, n[1]):
-                return ("a reductive methylation of an amide, imide or sulfonamide N-H (formaldehyde forms no "
-                        "iminium ion with it)")
+                return ("a reductive methylation of an amide, imide, sulfonamide, amidine or guanidine N-H "
+                        "(formaldehyde forms no iminium ion with it, or closes an aminal)")
     return None
 
 
@@ -75,6 +76,23 @@ def wittig_reagent_problem(proposal: Proposal) -> str | None:
     acid, which forms no carbanion at carbon (risperidone's, fingolimod's and propylthiouracil's alkenes)."""
     if any(m.HasSubstructMatch(pattern(_PHOSPHONIC_ACID)) for m in proposal.reactants):
         return "a Wittig olefination with a phosphonic acid (no ylide forms from it: a phosphonium salt is needed)"
+    return None
+
+
+#: a Julia olefination's sulfone: an aryl or heteroaryl sulfone (phenyl for the classic Julia-Lythgoe, a
+#: benzothiazolyl or phenyltetrazolyl for Julia-Kocienski); a dialkyl sulfone's anion adds but does not eliminate
+_JULIA_SULFONE = "[CX4;!H0][SX4](=O)(=O)[a]"
+
+
+def julia_sulfone_problem(proposal: Proposal) -> str | None:
+    """A Julia olefination needs an aryl or heteroaryl alkyl sulfone: the templates also write a dialkyl sulfone
+    (propylthiouracil's ethyl methyl sulfone, fluvoxamine's methoxymethyl methyl sulfone), which forms no
+    alkene."""
+    for end in proposal.centre:
+        mol = proposal.reactants[end[0]]
+        if proposal.atom(end).GetSymbol() == "C" and any(nb.GetSymbol() == "S" for nb in proposal.leaving(end)):
+            if not matches_at(mol, _JULIA_SULFONE, end[1]):
+                return "a Julia olefination with a dialkyl sulfone (it needs an aryl or heteroaryl sulfone)"
     return None
 
 

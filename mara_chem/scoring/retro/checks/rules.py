@@ -92,6 +92,7 @@ RULES: tuple[Rule, ...] = (
     Rule(_named("reductive amination"), _on_proposal(carbonyls.reductive_amination_problem)),
     Rule(_named("eschweiler", "reductive methylation"), _on_proposal(carbonyls.reductive_methylation_problem)),
     Rule(_named("wittig"), _on_proposal(carbonyls.wittig_reagent_problem)),
+    Rule(_named("julia"), _on_proposal(carbonyls.julia_sulfone_problem)),
     Rule(_always, _on_proposal_and_name(organometals.organometal_problem)),
     Rule(_named("mitsunobu"), _on_proposal(alkylation.mitsunobu_problem)),
     Rule(_named("methylation"), _on_proposal(alkylation.c_methylation_problem)),

@@ -93,6 +93,9 @@ RULES: tuple[Rule, ...] = (
     Rule(_named("eschweiler", "reductive methylation"), _on_proposal(carbonyls.reductive_methylation_problem)),
     Rule(_named("wittig"), _on_proposal(carbonyls.wittig_reagent_problem)),
     Rule(_named("julia"), _on_proposal(carbonyls.julia_sulfone_problem)),
+    # a template that writes the wrong acyl partner says more than the organometal it needs
+    Rule(_named("asymmetric ketones from", "oxidative esterification"),
+         _on_proposal_and_name(acylation.acyl_substituent_problem)),
     Rule(_always, _on_proposal_and_name(organometals.organometal_problem)),
     Rule(_named("mitsunobu"), _on_proposal(alkylation.mitsunobu_problem)),
     Rule(_named("methylation"), _on_proposal(alkylation.c_methylation_problem)),
@@ -102,8 +105,6 @@ RULES: tuple[Rule, ...] = (
     Rule(_named("friedel-crafts alkylation"), _on_proposal(alkylation.friedel_crafts_arene_problem)),
     Rule(_named("aromatic nitration"), _on_proposal(interconversions.nitration_problem)),
     Rule(_named("non-aromatic nitration"), _on_proposal(interconversions.aliphatic_nitration_problem)),
-    Rule(_named("asymmetric ketones from", "oxidative esterification"),
-         _on_proposal_and_name(acylation.acyl_substituent_problem)),
     Rule(_named("hydrazine synthesis from amine"), _on_proposal(interconversions.nitrite_hydrazine_problem)),
     Rule(_named("alcohol to ether"), _on_proposal(alkylation.dehydrative_ether_problem)),
     Rule(_named("alkylation of amides with diazo"), _on_proposal(alkylation.diazo_n_alkylation_problem)),

@@ -10,7 +10,7 @@ O-alkylation, reductive amination, the common deprotections and reductions, alco
 alcohols to halides and sulfonates, Wittig olefination, Grignard additions to carbonyls and the standard
 heteroaromatic ring syntheses. Aromatic halogenation and nitration are left out: their regioselectivity is what
 the template cannot tell. The list was written from those reviews' categories, not from which templates
-produced wrong routes on the validation sets (docs/retrosynthesis.md says what it measures).
+produced wrong routes on the validation sets (docs/oracles.md, "Retrosynthesis", says what it measures).
 
 Names are rxn-insight's own, as its ``data/smirks.json`` spells them; a name missing from the installed wheel
 is an error (``medchem_templates``), so a renamed template cannot drop out silently.

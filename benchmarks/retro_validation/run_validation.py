@@ -90,7 +90,9 @@ def routes_for_review(df: pd.DataFrame) -> str:
     for (confirmation, variant, group), part in df.groupby(["confirmation", "variant", "group"], sort=False):
         lines += [f"## stock_confirmation = {confirmation}, {variant}: {GROUPS[group]}", ""]
         for row in part.itertuples():
-            if row.solved:
+            if row.solved and not int(row.steps):
+                lines.append(f"- **{row.name}**: purchasable as such ({row.reason or 'held by the stock'})")
+            elif row.solved:
                 bloom = f" — Bloom-only: `{row.bloom_only}`" if isinstance(row.bloom_only, str) and row.bloom_only else ""
                 lines.append(f"- **{row.name}** ({int(row.steps)} step(s)): " + "; ".join(
                     f"{step.split(': ', 1)[0]}: `{step.split(': ', 1)[1]}`" for step in row.route.split(" | ")) + bloom)

@@ -13,7 +13,7 @@ the template cannot tell. The list was written from those reviews' categories, n
 produced wrong routes on the validation sets (docs/oracles.md, "Retrosynthesis", says what it measures).
 
 Names are rxn-insight's own, as its ``data/smirks.json`` spells them; a name missing from the installed wheel
-is an error (``medchem_templates``), so a renamed template cannot drop out silently.
+is an error (``TemplateSet.medchem``), so a renamed template cannot drop out silently.
 """
 
 from __future__ import annotations

@@ -73,9 +73,11 @@ def acyl_donor_amine_problem(proposal: Proposal) -> str | None:
             if c[0] == n[0] or proposal.atom(c).GetSymbol() != "C" or proposal.atom(n).GetSymbol() != "N":
                 continue
             donor = proposal.reactants[c[0]]
-            if matches_at(donor, ACYL_DONOR, c[1]) and donor.HasSubstructMatch(pattern(ALIPHATIC_AMINE_NH)):
+            if not matches_at(donor, ACYL_DONOR, c[1]):
+                continue
+            if donor.HasSubstructMatch(pattern(ALIPHATIC_AMINE_NH)):
                 return "amide coupling of an acyl donor that carries a free aliphatic amine (protect it first)"
-            if matches_at(donor, ACYL_DONOR, c[1]) and donor.HasSubstructMatch(pattern("[SX2H1]")):
+            if donor.HasSubstructMatch(pattern("[SX2H1]")):
                 return ("amide coupling of an acyl donor that carries a free thiol (activated, it forms thioesters: "
                         "the thiol is carried as its S-acetyl)")
     return None

@@ -7,9 +7,9 @@ more acidic X-H in the same molecule; **Mitsunobu** reactions no other O-H, amin
 imide, azole) in a partner; **SN2 and Mitsunobu** steps no claimed stereocentre at the carbon they attack (the
 template copies the product's configuration), no CF3/CF2 halide as electrophile; no mono-N-methylation of a
 primary aliphatic amine (it goes on to the tertiary amine); **diazonium swaps** an aryl amine,
-**alcohol-to-alkyl-halide swaps** an sp3 carbon (or a hydroxyazine's); **Friedel-Crafts alkylations** a cation that forms (not beside an
-acceptor group, not at an enol ether or ester) on a carbocyclic arene that survives the acid (no furan or pyrrole,
-no deactivated or basic ring)."""
+**alcohol-to-alkyl-halide swaps** an sp3 carbon (or a hydroxyazine's); **Friedel-Crafts alkylations** a cation
+that forms (not beside an acceptor group, not at an enol ether or ester) on a carbocyclic arene that survives the
+acid (no furan or pyrrole, no deactivated or basic ring)."""
 
 from __future__ import annotations
 

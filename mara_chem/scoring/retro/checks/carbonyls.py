@@ -1,8 +1,8 @@
 """Templates that name their carbonyl or alkene partner: **reductive aminations** an amine and a carbonyl or
 carbinol carbon and no claimed stereocentre at the new bond; **reductive methylations** (Eschweiler-Clarke,
-formaldehyde and a hydride) an amine nitrogen, not an amide's; **Wittig olefinations** a phosphonium salt or
-phosphonate ester, not a phosphonic acid; **Julia olefinations** an aryl or heteroaryl sulfone; **aldehyde** templates an aldehyde (not formic
-acid, an ester or an amide); **aldehyde/ketone** templates no acid-derivative carbonyl; **Michael additions** an
+formaldehyde and a hydride) an amine nitrogen, not an amide's or a guanidine's; **Wittig olefinations** a
+phosphonium salt or phosphonate ester, not a phosphonic acid; **Julia olefinations** an aryl or heteroaryl
+sulfone; **aldehyde** templates an aldehyde (not formic acid, an ester or an amide); **aldehyde/ketone** templates no acid-derivative carbonyl; **Michael additions** an
 alkene with an acceptor group."""
 
 from __future__ import annotations
@@ -55,8 +55,9 @@ _ACYLATED_N = "[NX3;$(N[CX3]=[O,S,N]),$(NS(=O)=O)]"
 
 def reductive_methylation_problem(proposal: Proposal) -> str | None:
     """An Eschweiler-Clarke or formaldehyde reductive methylation at its new N-CH3 bond: the nitrogen must be
-    an amine's. An amide, imide or sulfonamide N-H forms no iminium ion with formaldehyde (tadalafil's
-    diketopiperazine N-H "methylated" this way); such an N is methylated with a base and an alkylating agent."""
+    an amine's (``_ACYLATED_N``). An amide, imide or sulfonamide N-H forms no iminium ion with formaldehyde
+    (tadalafil's diketopiperazine N-H "methylated" this way); such an N is methylated with a base and an
+    alkylating agent."""
     for a, b in proposal.formed_bonds:
         for n in (a, b):
             if proposal.atom(n).GetSymbol() == "N" and matches_at(proposal.reactants[n[0]], _ACYLATED_N, n[1]):

@@ -41,6 +41,7 @@ _ALDEHYDE = "[CX3H1](=O)[#6]"
 #: free amino acids keep as zwitterions (GABA, gabapentin itself), and a diarylamine's N-H is too hindered and too
 #: weak a nucleophile without activation (diclofenac's esters, aceclofenac)
 _ESTER_CARBON = "[CX3](=O)O[#6]"
+_LACTAMISING_NH = f"[$({CYCLISING_NH});!$(N(a)a)]"
 #: a beta-keto acid, as its keto or its enol form: it loses CO2 through a six-membered transition state
 #: (piroxicam's and meloxicam's benzothiazine acid from saponifying the ester, teriflunomide's
 #: 2-cyano-3-hydroxybutenoic acid); malonic half-esters and aryl or heteroaryl acids (a 4-quinolone's) keep theirs
@@ -79,10 +80,11 @@ def isolable_problem(mol: Chem.Mol) -> str | None:
         return "an acyl halide beside an O-H, S-H or amine N-H of its own (it acylates itself)"
     if mol.HasSubstructMatch(pattern(_ALDEHYDE)) and mol.HasSubstructMatch(pattern(ALIPHATIC_AMINE_NH)):
         return "an aldehyde beside a free aliphatic amine of its own (it condenses with itself)"
-    amines = [m[0] for m in mol.GetSubstructMatches(pattern(CYCLISING_NH))
-              if sum(nb.GetIsAromatic() for nb in mol.GetAtomWithIdx(m[0]).GetNeighbors()) < 2]
-    if amines and any(closes_own_ring(mol, m[0], amines) for m in mol.GetSubstructMatches(pattern(_ESTER_CARBON))):
-        return "a gamma- or delta-amino ester (it closes its own lactam)"
+    esters = [m[0] for m in mol.GetSubstructMatches(pattern(_ESTER_CARBON))]
+    if esters:
+        amines = [m[0] for m in mol.GetSubstructMatches(pattern(_LACTAMISING_NH))]
+        if amines and any(closes_own_ring(mol, ester, amines) for ester in esters):
+            return "a gamma- or delta-amino ester (it closes its own lactam)"
     if any(mol.HasSubstructMatch(pattern(smarts)) for smarts in _BETA_KETO_ACID) \
             and unmapped_smiles(mol) not in _SOLD_BETA_KETO_ACIDS:
         return "a beta-keto acid (it decarboxylates)"

@@ -1,6 +1,6 @@
 """Organometal reagents and metalations: **organometals** (Zn, Mg, Li) no acidic O-H or N-H; **Grignard and
-organolithium** reagents no carbonyl, nitrile or nitro group of their own; **ortho metalations** no acidic O-H/N-H on the
-arene."""
+organolithium** reagents no carbonyl, nitrile or nitro group of their own; **ortho metalations** no acidic
+O-H/N-H on the arene."""
 
 from __future__ import annotations
 
@@ -17,9 +17,8 @@ _CARBONYL_NITRILE_OR_NITRO = "[$([#6X3]=O),$(C#N),$([NX3](=O)=O),$([NX3+](=O)[O-
 def organometal_problem(proposal: Proposal, lowered: str) -> str | None:
     """An organometal (Zn, Mg, Li) reagent cannot carry an O-H or N-H: it would protonate itself. Grignard and
     organolithium templates write the halide the reagent is made from, so that halide is asked too (also the
-    ketone-from-dimethylamide template's: tolcapone's bromonitrocatechol, mebendazole's bromobenzimidazole), and so
-    are the
-    halides Wittig templates make their phosphonium ylide from (coniine's 2-(bromomethyl)piperidine)."""
+    ketone-from-dimethylamide template's: tolcapone's bromonitrocatechol, mebendazole's bromobenzimidazole), and
+    so are the halides Wittig templates make their phosphonium ylide from (coniine's 2-(bromomethyl)piperidine)."""
     acidic = (pattern(_ACIDIC_H), pattern(ALIPHATIC_AMINE_NH))
     metal_made = any(word in lowered for word in ("grignard", "organolithium", "organometallic", "barbier",
                                                   "asymmetric ketones from"))

@@ -12,8 +12,9 @@ venv-demo:
 demo: venv-demo
 	.venv/bin/mara-chem run configs/demo.toml --overwrite --report
 
+# --durations lists the slowest tests, so the default suite is kept under its 10 minutes on 2 cores by reading them.
 test: venv
-	.venv/bin/python -m pytest -q
+	.venv/bin/python -m pytest -q --durations=15
 	cd benchmarks && ../.venv/bin/python -m pytest -q
 
 test-all: venv

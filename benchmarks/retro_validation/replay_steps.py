@@ -3,12 +3,12 @@
     PYTHONPATH=$PWD python benchmarks/retro_validation/replay_steps.py [--out step_verdicts.csv]
 
 Reads the routes each validation set recorded (``routes.md`` and ``routes_first_pass.md`` of the tuning set,
-``holdout/``, ``holdout2/``, ``holdout3/``, ``holdout4/``, ``holdout5/``): each step is a template name and ``reactants>>product``. The
-step's product is given to every template of that name exactly as the search's model applies it (rdchiral with
-atom maps, the same outcome filters), the outcome whose reactants are the recorded ones is taken, and
-``reaction_problem`` reads it. One row per step: ``accepted``, ``refused`` (with the reason), or ``not
-proposed`` (no template of that name writes those reactants for that product any more). A change to the checks
-shows as a diff of this CSV, step by step; it takes seconds, where searching the sets again takes hours.
+``holdout/`` to ``holdout6/``, ``holdout5/exact/``, ``holdout6/exact/``): each step is a template name and
+``reactants>>product``. The step's product is given to every template of that name exactly as the search's model
+applies it (rdchiral with atom maps, the same outcome filters), the outcome whose reactants are the recorded ones is
+taken, and ``reaction_problem`` reads it. One row per step: ``accepted``, ``refused`` (with the reason), or ``not
+proposed`` (no template of that name writes those reactants for that product any more). A change to the checks shows
+as a diff of this CSV, step by step; it takes seconds, where searching the sets again takes hours.
 
 ``--every-template OUT`` also writes, for each distinct recorded product, every outcome of every template with
 the verdict the checks give it (thousands of proposals, most of them refused): a wider net for a refactor of
@@ -35,7 +35,7 @@ from mara_chem.scoring.retro.templates import RetroTemplate, load_templates
 
 HERE = Path(__file__).resolve().parent
 #: the sets whose routes are replayed, as folders under this one ("" is the tuning set)
-SETS = ("", "holdout", "holdout2", "holdout3", "holdout4", "holdout5")
+SETS = ("", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout5/exact", "holdout6", "holdout6/exact")
 ROUTE_FILES = ("routes.md", "routes_first_pass.md")
 COLUMNS = ("set", "file", "section", "molecule", "step", "template", "reaction", "verdict", "template_index",
            "reason")

@@ -875,3 +875,85 @@ def test_formaldehyde_does_not_methylate_a_biguanide():
     metformin = verdict("Reductive methylation of primary amine with formaldehyde", "CNC(=N)NC(=N)N",
                         "C=O.N=C(N)NC(=N)N")
     assert metformin is not None and "guanidine" in metformin
+
+
+def test_a_diamine_is_arylated_at_its_least_hindered_amine():
+    """Primaquine's pentane-1,4-diamine and alfuzosin's N-methylpropane-1,3-diamine (holdout6/) would be
+    arylated at their free CH2-NH2 first; alogliptin's 3-aminopiperidine at its ring N-H (the published step)
+    and hydroxychloroquine's diamine, whose other N is tertiary, pass."""
+    primaquine = verdict("N-arylation (Buchwald-Hartwig/Ullmann-Goldberg)", "COc1cc(NC(C)CCCN)c2ncccc2c1",
+                         "CC(N)CCCN.COc1cc(Br)c2ncccc2c1")
+    assert primaquine is not None and "more hindered amine" in primaquine
+    alfuzosin = verdict("Buchwald-Hartwig/Ullmann-Goldberg/N-arylation secondary amine",
+                        "COc1cc2nc(N(C)CCCN)nc(N)c2cc1OC", "CNCCCN.COc1cc2nc(Cl)nc(N)c2cc1OC")
+    assert alfuzosin is not None and "more hindered amine" in alfuzosin
+    assert verdict("Buchwald-Hartwig/Ullmann-Goldberg/N-arylation secondary amine",
+                   "Cn1c(=O)cc(N2CCC[C@@H](N)C2)n(Cc2ccccc2C#N)c1=O",
+                   "Cn1c(=O)cc(Cl)n(Cc2ccccc2C#N)c1=O.N[C@@H]1CCCNC1") is None
+    assert verdict("N-arylation (Buchwald-Hartwig/Ullmann-Goldberg)", "CCN(CCO)CCCC(C)Nc1ccnc2cc(Cl)ccc12",
+                   "CCN(CCO)CCCC(C)N.Clc1ccc2c(Br)ccnc2c1") is None
+
+
+def test_one_of_two_methyl_ethers_is_not_cleaved_alone():
+    """Vandetanib's 4-chloro-6,7-dimethoxyquinazoline (holdout6/) cannot lose one methyl; menthyl methyl ether,
+    the only one in its molecule, can."""
+    vandetanib = verdict("Cleavage of methoxy ethers to alcohols", "COc1cc2c(Cl)ncnc2cc1O", "COc1cc2ncnc(Cl)c2cc1OC")
+    assert vandetanib is not None and "beside another" in vandetanib
+    assert verdict("Cleavage of methoxy ethers to alcohols", "CC(C)[C@@H]1CC[C@@H](C)C[C@H]1O",
+                   "CO[C@@H]1C[C@H](C)CC[C@H]1C(C)C") is None
+
+
+def test_a_hydroxypyridine_is_no_sn2_o_nucleophile():
+    """Rabeprazole's 4-pyridinol (holdout6/) is a 4-pyridone: 3-methoxypropyl chloride takes its ring N. A
+    3-hydroxypyridine, a true phenol, is etherified."""
+    rabeprazole = verdict(WILLIAMSON, "COCCCOc1ccnc(CS(=O)c2nc3ccccc3[nH]2)c1C",
+                          "COCCCCl.Cc1c(O)ccnc1CS(=O)c1nc2ccccc2[nH]1")
+    assert rabeprazole is not None and "hydroxyazine" in rabeprazole
+    assert verdict(WILLIAMSON, "COCCCOc1cccnc1", "COCCCCl.Oc1cccnc1") is None
+
+
+def test_an_amide_is_not_reduced_beside_a_second_amide():
+    """Milnacipran's primary amide cannot be reduced beside its diethylamide (holdout6/); a lone primary amide
+    can."""
+    milnacipran = verdict("Reduction of primary amides to amines", "CCN(CC)C(=O)[C@@]1(c2ccccc2)C[C@@H]1CN",
+                          "CCN(CC)C(=O)[C@@]1(c2ccccc2)C[C@@H]1C(N)=O")
+    assert milnacipran is not None and "second amide" in milnacipran
+    assert verdict("Reduction of primary amides to amines", "NCC1CC1c1ccccc1", "NC(=O)C1CC1c1ccccc1") is None
+
+
+def test_a_halopiperidine_with_its_n_h_free_is_no_electrophile():
+    """Crizotinib's pyrazole alkylated by 4-chloropiperidine (holdout6/): the piperidine N-H of one molecule
+    displaces the chloride of the next. 4-Chloro-1-methylpiperidine, with no N-H, alkylates."""
+    crizotinib = verdict("N-alkylation of secondary amines with alkyl halides", "c1cnn(C2CCNCC2)c1",
+                         "ClC1CCNCC1.c1cn[nH]c1")
+    assert crizotinib is not None and "across its ring" in crizotinib
+    methyl = verdicts("N-alkylation of secondary amines with alkyl halides", "CN1CCC(n2cccn2)CC1")
+    assert methyl.get(_canonical("CN1CCC(Cl)CC1.c1cn[nH]c1"), "not proposed") is None
+
+
+def test_strained_and_self_reacting_reagents_are_no_isolable_compounds():
+    """Vildagliptin's adamantadiene and a norborn-1-ene break Bredt's rule; prasugrel's cyclopropenyl ketone
+    carries a ring CH2; naratriptan's sulfonyl chloride its own amine; metolazone's precursor a sulfonyl nitro
+    group (all holdout6/). Alpha-pinene, norbornene, bicyclo[3.3.1]non-1-ene (the smallest isolable bridgehead
+    alkene), an octalin, 3,3-dimethylcyclopropene and tosyl chloride are compounds."""
+    refused = {"NC12C=C3CC(=C1)CC(O)(C3)C2": "Bredt", "C1CC2=CCC1C2": "Bredt",
+               "O=C(C1=CC1)C(c1ccccc1F)N1CCc2sc(O)cc2C1": "cyclopropene",
+               "CN1C=CC(c2c[nH]c3ccc(CCS(=O)(=O)Cl)cc23)CC1": "sulfonyl halide",
+               "CC1NC(=O)c2cc(S(=O)(=O)[N+](=O)[O-])c(Cl)cc2N1": "sulfonyl nitro"}
+    for smiles, word in refused.items():
+        problem = isolable_problem(Chem.MolFromSmiles(smiles))
+        assert problem is not None and word in problem, smiles
+    for smiles in ("CC1=CCC2CC1C2(C)C", "C1=CC2CCC1C2", "C12=CCCC(C1)CCC2", "C1CCC2=CCCCC2C1", "CC1(C)C=C1",
+                   "Cc1ccc(S(=O)(=O)Cl)cc1"):
+        assert isolable_problem(Chem.MolFromSmiles(smiles)) is None, smiles
+
+
+def test_a_mitsunobu_step_does_not_keep_its_carbinol_configuration():
+    """Crizotinib's (R)-aryl ether written from an alcohol of the same configuration (holdout6/): Mitsunobu
+    inverts the carbinol, so the template's copy is the wrong alcohol, even where the template cuts the
+    phenol's C-O bond. Amiodarone's 2-(diethylamino)ethanol, with no stereocentre, passes."""
+    crizotinib = verdict("Mitsunobu aryl ether", "C[C@@H](Oc1cc(Br)cnc1N)c1c(Cl)ccc(F)c1Cl",
+                         "C[C@@H](O)c1c(Cl)ccc(F)c1Cl.Nc1ncc(Br)cc1O")
+    assert crizotinib is not None and "carbinol" in crizotinib
+    assert verdict("Mitsunobu aryl ether", "CCCCc1oc2ccccc2c1C(=O)c1cc(I)c(OCCN(CC)CC)c(I)c1",
+                   "CCCCc1oc2ccccc2c1C(=O)c1cc(I)c(O)c(I)c1.CCN(CC)CCO") is None

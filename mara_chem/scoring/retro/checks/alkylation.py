@@ -1,7 +1,8 @@
 """Alkylations and other substitutions at a carbon: **alkylations** need an sp3 carbon losing its leaving group;
 **SN2 alkylations** no tertiary carbon (one beside an ester, acid, amide or nitrile, or carrying two aryls,
 substitutes and passes), no neopentyl carbon, no trifluoroethyl halide, no electrophile that closes a ring on an
-N-H of its own, no carbamate, urea or amide N-H alkylated by a secondary halide (it eliminates);
+N-H of its own, no carbamate, urea or amide N-H alkylated by a secondary halide (it eliminates), no 2- or
+4-hydroxyazine O-alkylated (its pyridone N is);
 **alkylations of weak N nucleophiles** (amide, sulfonamide, aryl amine, azole N-H) no more nucleophilic amine or
 more acidic X-H in the same molecule; **Mitsunobu** reactions no other O-H, amine N-H or acidic N-H (sulfonamide,
 imide, azole) in a partner; **SN2 and Mitsunobu** steps no claimed stereocentre at the carbon they attack (the
@@ -66,6 +67,24 @@ def mitsunobu_problem(proposal: Proposal) -> str | None:
             if (i, atom) not in reacting:
                 return ("a Mitsunobu reaction beside another O-H, amine N-H or acidic N-H in a partner "
                         "(that one reacts too: protect it)")
+    return None
+
+
+def mitsunobu_stereocentre_problem(proposal: Proposal) -> str | None:
+    """A Mitsunobu step whose carbinol carbon is a stereocentre the product claims: the template copies that
+    configuration onto the alcohol, and the reaction inverts it (reboxetine's and crizotinib's aryl ethers
+    written from alcohols of their own configuration). Some Mitsunobu templates map the ether oxygen to the
+    alcohol and cut the phenol's C-O bond instead, so the carbinol is found beside the new bond's oxygen or
+    nitrogen in the product, not only at the reaction centre."""
+    for a, b in proposal.formed_bonds:
+        for end in (a, b):
+            made = proposal.product_atom(proposal.atom(end))
+            if made.GetSymbol() not in ("O", "N", "S"):
+                continue
+            for carbon in made.GetNeighbors():
+                if sp3(carbon) and carbon.GetChiralTag() != Chem.ChiralType.CHI_UNSPECIFIED:
+                    return ("a Mitsunobu step claiming a defined stereocentre at its carbinol carbon (the template "
+                            "copies the configuration; the reaction inverts it)")
     return None
 
 
@@ -384,6 +403,21 @@ def alkoxy_displacement_problem(proposal: Proposal) -> str | None:
     return None
 
 
+#: the O-H of a 2- or 4-hydroxyazine (first atom): the molecule is its pyridone tautomer
+_HYDROXYAZINE_OH = ("[OX2H1][c;r6]:[n;r6]", "[OX2H1][c;r6]1:[c;r6]:[c;r6]:[n;r6]:[c;r6]:[c;r6]1")
+
+
+def pyridone_o_alkylation_problem(proposal: Proposal) -> str | None:
+    """An SN2 O-alkylation of a 2- or 4-hydroxypyridine (or pyrimidine, quinoline): the compound is its pyridone,
+    and an alkyl halide under base takes the ring N (rabeprazole's 4-pyridinol "etherified" with
+    3-methoxypropyl chloride; the published route displaces a 4-chloro- or 4-nitropyridine N-oxide with the
+    alcohol). A silver salt or a Mitsunobu reaction is another template."""
+    for n, _ in _sn2_ends(proposal):
+        if any(matches_at(proposal.reactants[n[0]], smarts, n[1]) for smarts in _HYDROXYAZINE_OH):
+            return "an SN2 O-alkylation of a 2- or 4-hydroxyazine (its pyridone N is alkylated instead)"
+    return None
+
+
 def diamine_alkylation_problem(proposal: Proposal) -> str | None:
     """An SN2 N-alkylation of an amine that carries a second, different primary aliphatic amine: the
     electrophile takes either (lisinopril's lysyl-proline alkylated at its alpha-NH2 with the epsilon-NH2 free:
@@ -398,7 +432,8 @@ def diamine_alkylation_problem(proposal: Proposal) -> str | None:
 def distant_amine_electrophile_problem(proposal: Proposal) -> str | None:
     """An SN2 electrophile must not carry a free aliphatic amine four or more bonds from the carbon that loses
     its leaving group: the amine of one molecule alkylates the next (fluvoxamine's aminoethyl oxime ether with
-    a chlorobutyl chain). A 2- or 3-haloalkylamine reacts through its aziridinium or azetidinium ion, or an
+    a chlorobutyl chain; crizotinib's 4-chloropiperidine with its ring N-H free, three bonds across the ring
+    from its leaving group). A 2- or 3-haloalkylamine reacts through its aziridinium or azetidinium ion, or an
     epoxide beside it, at the same carbons (mexiletine's 2-chloropropylamine, timolol's chlorohydrin), and is
     left to the other rules. An aryl amine N-H four or five bonds away closes a pyrrolidine or piperidine on
     its own chain (chloroquine's 4-chloro-1-methylbutyl aminoquinoline gives the N-aryl-2-methylpyrrolidine)."""
@@ -409,9 +444,11 @@ def distant_amine_electrophile_problem(proposal: Proposal) -> str | None:
                 continue
             mol = proposal.reactants[c[0]]
             distances = Chem.GetDistanceMatrix(mol)
-            if any(distances[c[1]][n] >= 4 for (n,) in mol.GetSubstructMatches(amine)):
-                return ("an alkylation whose electrophile carries a free amine far from its leaving group (one "
-                        "molecule alkylates the next)")
+            ring_of = [set(r) for r in mol.GetRingInfo().AtomRings()]
+            if any(distances[c[1]][n] >= 4 or (distances[c[1]][n] == 3 and any({c[1], n} <= r for r in ring_of))
+                   for (n,) in mol.GetSubstructMatches(amine)):
+                return ("an alkylation whose electrophile carries a free amine far from its leaving group or "
+                        "across its ring (one molecule alkylates the next)")
             if any(distances[c[1]][n] in (4, 5) for (n,) in mol.GetSubstructMatches(any_amine)):
                 return ("an alkylation whose electrophile carries an amine N-H four or five bonds from its leaving "
                         "group (it closes a pyrrolidine or piperidine on itself)")

@@ -2,15 +2,18 @@
 (B, Sn, Si) and an aryl/vinyl halide or triflate at the two ends of the new bond (no "Suzuki onto a carbinol
 or a phenol carbon"); Negishi and Kumada the organometal and the halide; Heck, Sonogashira, Buchwald-Hartwig,
 Ullmann an aryl/vinyl halide or triflate at the bond; Chan-Lam an aryl boron. Pd couplings no allylic or benzylic
-leaving group elsewhere; N-arylations no competing free aliphatic amine. **Goldberg** templates an aryl or
+leaving group elsewhere; N-arylations no competing free aliphatic amine, and a diamine's less hindered
+CH2-NH2 free only when it is the one arylated. **Goldberg** templates an aryl or
 vinyl carbon at the new C-N bond, or at an acyl carbon a sound acylation (a carboxylic acyl halide on any N-H, a
 haloformate or carbamoyl halide on an amine N-H only), never an sp3 carbon. Which boronic acids survive to
 couple is ``boron``'s."""
 
 from __future__ import annotations
 
+from rdkit import Chem
+
 from mara_chem.scoring.retro.checks.chem import (ACYL_DONOR, ALIPHATIC_AMINE_NH, AMINE_NH, carbonyl, matches_at,
-                                                  pattern, sp2_carbon)
+                                                  pattern, sp2_carbon, without_maps)
 from mara_chem.scoring.retro.checks.proposal import Proposal, halide_or_sulfonate, loses_metal
 
 #: couplings run on palladium (the Pd(0) step)
@@ -77,6 +80,30 @@ def competing_amine_problem(proposal: Proposal) -> str | None:
             for i, mol in enumerate(proposal.reactants):
                 if any((i, m[0]) != n for m in mol.GetSubstructMatches(aliphatic)):
                     return "an N-arylation beside a free aliphatic amine (it is arylated instead: protect it)"
+    return None
+
+
+#: a primary amine on a CH2: the least hindered amine N-H a diamine can carry
+_UNHINDERED_PRIMARY_AMINE = "[NX3H2;+0][CH2;!$(C=*)]"
+
+
+def diamine_arylation_problem(proposal: Proposal) -> str | None:
+    """An N-arylation (palladium, copper or SNAr) of a diamine at a hindered amine while its other amine is a
+    free primary one on a CH2: the aryl halide takes the less hindered amine first (primaquine's
+    pentane-1,4-diamine arylated at its secondary-carbon NH2, alfuzosin's N-methylpropane-1,3-diamine at its
+    NHMe). A primary amine on a ring CH (alogliptin's 3-aminopiperidine, arylated at its ring N-H, the
+    published step), a tertiary amine (chloroquine's diamine) or the diamine's own twin by symmetry passes."""
+    unhindered = pattern(_UNHINDERED_PRIMARY_AMINE)
+    for a, b in proposal.formed_bonds:
+        for n in (a, b):
+            mol = proposal.reactants[n[0]]
+            if proposal.atom(n).GetSymbol() != "N" or not matches_at(mol, ALIPHATIC_AMINE_NH, n[1]) \
+                    or matches_at(mol, _UNHINDERED_PRIMARY_AMINE, n[1]):
+                continue
+            ranks = list(Chem.CanonicalRankAtoms(without_maps(mol), breakTies=False))
+            if any(m[0] != n[1] and ranks[m[0]] != ranks[n[1]] for m in mol.GetSubstructMatches(unhindered)):
+                return ("an N-arylation of a diamine at its more hindered amine beside a free CH2-NH2 (that one "
+                        "is arylated first: protect it)")
     return None
 
 

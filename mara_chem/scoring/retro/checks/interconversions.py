@@ -1,7 +1,8 @@
 """Functional-group interconversions that name their reagent or group: **C-H halogenations** an electrophilic
 halogen (not a halide ion); **nitrile** templates a nitrile (a cyanate ester, O-C#N, is none); **aromatic
 nitrations** the positions the ring's groups direct to; **non-aromatic nitrations** an active methylene or an enol
-or enamine C-H."""
+or enamine C-H; **methyl ether cleavages** one methyl ether in the molecule, or the one a carbonyl beside it
+chelates."""
 
 from __future__ import annotations
 
@@ -90,4 +91,28 @@ def aliphatic_nitration_problem(proposal: Proposal) -> str | None:
             if not matches_at(proposal.reactants[c[0]], _NITRATABLE_CH, c[1]):
                 return ("a non-aromatic nitration at a carbon that is neither an active methylene nor an enol or "
                         "enamine C-H (nitric acid oxidises an alkene or alkane, or adds across it)")
+    return None
+
+
+#: a methyl ether (first atom: its oxygen), not a methyl ester
+_METHYL_ETHER = "[OX2]([CH3])[#6;!$([CX3]=O)]"
+#: an aryl methyl ether a carbonyl ortho to it chelates (BCl3 or AlCl3 cleave that one first)
+_CHELATED_METHYL_ETHER = "[OX2]([CH3])c:c[CX3]=O"
+
+
+def methyl_ether_cleavage_problem(proposal: Proposal) -> str | None:
+    """A methyl ether cleaved while its molecule keeps another: BBr3, HBr or a thiolate cleave every methyl
+    ether alike, so none frees one of two (pantoprazole's benzimidazole methyl ether beside the pyridine's
+    two, vandetanib's 7-methoxy beside the 6-methoxy of a 4-chloroquinazoline). A methyl ether ortho to a
+    carbonyl, which boron or aluminium trichloride chelates and cleaves first, passes when the other is not."""
+    ethers = pattern(_METHYL_ETHER)
+    for i, mol in enumerate(proposal.reactants):
+        cleaved = [m[0] for m in mol.GetSubstructMatches(ethers)
+                   if (i, m[0]) in proposal.centre and not proposal.in_product(i, mol.GetAtomWithIdx(m[1]))]
+        if not cleaved:
+            continue
+        kept = [m[0] for m in mol.GetSubstructMatches(ethers) if m[0] not in cleaved]
+        chelated = {m[0] for m in mol.GetSubstructMatches(pattern(_CHELATED_METHYL_ETHER))}
+        if kept and not (set(cleaved) <= chelated and not chelated & set(kept)):
+            return "a methyl ether cleaved beside another (BBr3 or HBr cleave both: no reagent tells them apart)"
     return None

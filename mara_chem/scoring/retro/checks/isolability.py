@@ -3,8 +3,9 @@ intermediate alike): a route that makes a carbamic acid and uses it at once is n
 acids, carbonic half-esters and chloroformic acid, acyl halides with their own O-H, S-H or amine N-H, aldehydes
 with their own aliphatic amine N-H, gamma- and delta-amino esters, beta-keto acids
 but the two sold as such (acetonedicarboxylic and oxaloacetic acid), acylboronic acids, gem-diols, open-chain
-hemiaminals, simple enols, N-H enamines and
-trifluoromethanol."""
+hemiaminals, simple enols, N-H enamines,
+trifluoromethanol, bridgehead (anti-Bredt) alkenes, cyclopropenes with a ring CH2, sulfonyl halides with their own
+aliphatic amine, and sulfonyl nitro compounds."""
 
 from __future__ import annotations
 
@@ -64,6 +65,39 @@ _SIMPLE_ENOL = ("[OX2H1][CX3;!a;!$(C=[O,N,S]);!$(C=CC=[O,N,S]);!$(C=CC#N);!$(C=C
 _NH_ENAMINE = ("[NX3;H1,H2;+0;!$(N[CX3]=[O,S]);!$(NS(=O)=O);!$(N[a])][CX3;!a;!$(C=CC=[O,N,S]);!$(C=CC#N);"
                "!$(C=C[N+](=O)[O-]);!$(C=[O,N,S])]=[CX3;!a]")
 
+#: a cyclopropene with a ring CH2: it dimerises and polymerises at room temperature (prasugrel's cyclopropenyl
+#: ketone "hydrogenated" to the cyclopropyl); 3,3-disubstituted cyclopropenes keep
+_CH2_CYCLOPROPENE = "[CH2;r3]1[#6;r3]=[#6;r3]1"
+#: a sulfonyl halide and, in the same molecule, an aliphatic amine: it sulfonylates or quaternises itself, or
+#: forms a sulfene (naratriptan's tetrahydropyridinyl indole ethanesulfonyl chloride "hydrogenated")
+_SULFONYL_HALIDE = "[#6]S(=O)(=O)[F,Cl,Br,I]"
+_ANY_ALIPHATIC_AMINE = "[NX3;+0;!$(N[a]);!$(N[#6]=[#7,#8,#16]);!$(N[#16,#15]);!$(N[N,O])]"
+#: a sulfonyl nitro group (R-SO2-NO2): no known building block (metolazone's sulfonamide "from" one by a
+#: nitro reduction)
+_SULFONYL_NITRO = "S(=O)(=O)[N+](=O)[O-]"
+
+
+def _anti_bredt(mol: Chem.Mol) -> bool:
+    """A non-aromatic double bond at a bridgehead of a small bicycle (Bredt's rule: bicyclo[x.y.z] with
+    x + y + z < 7) or of a cage, where the atom is a bridgehead of three small rings at once (adamantene): the
+    p orbitals cannot overlap (vildagliptin's adamantadienes "hydrogenated" to 3-amino-1-adamantanol).
+    Bicyclo[3.3.1]non-1-ene, a fused ring's double bond (an octalin's) and one beside a bridgehead pass."""
+    rings = [set(r) for r in Chem.GetSymmSSSR(mol)]
+    for bond in mol.GetBonds():
+        if bond.GetBondType() != Chem.BondType.DOUBLE or bond.GetIsAromatic():
+            continue
+        for atom in (bond.GetBeginAtom(), bond.GetEndAtom()):
+            if sum(1 for b in atom.GetBonds() if b.IsInRing()) < 3:
+                continue  # not a bridgehead (alpha-pinene's ring alkene, camphene's exocyclic one)
+            mine = [r for r in rings if atom.GetIdx() in r and len(r) <= 8]
+            bridged = [(x, y) for k, x in enumerate(mine) for y in mine[k + 1:] if len(x & y) >= 3]
+            if any(len(x | y) - 2 < 7 for x, y in bridged):
+                return True
+            small = [r for r in mine if len(r) <= 7]
+            if sum(1 for k, x in enumerate(small) for y in small[k + 1:] if len(x & y) >= 3) >= 3:
+                return True
+    return False
+
 
 def isolable_problem(mol: Chem.Mol) -> str | None:
     """Why ``mol`` is no isolable compound (it falls apart, loses CO2 or reacts with itself), or None.
@@ -94,6 +128,14 @@ def isolable_problem(mol: Chem.Mol) -> str | None:
         return "a simple enol (it is its carbonyl tautomer)"
     if mol.HasSubstructMatch(pattern(_NH_ENAMINE)):
         return "an enamine with an N-H (it is its imine tautomer)"
+    if mol.HasSubstructMatch(pattern(_SULFONYL_HALIDE)) and mol.HasSubstructMatch(pattern(_ANY_ALIPHATIC_AMINE)):
+        return "a sulfonyl halide beside an aliphatic amine of its own (it sulfonylates or quaternises itself)"
+    if mol.HasSubstructMatch(pattern(_SULFONYL_NITRO)):
+        return "a sulfonyl nitro compound (R-SO2-NO2: no such building block)"
+    if mol.HasSubstructMatch(pattern(_CH2_CYCLOPROPENE)):
+        return "a cyclopropene with a ring CH2 (it dimerises and polymerises)"
+    if _anti_bredt(mol):
+        return "a double bond at a bridgehead of a small bicycle or cage (Bredt's rule)"
     if mol.HasSubstructMatch(pattern(_ACYL_BORON)):
         return "an acylboronic acid or ester (not isolable: it is made and kept as a trifluoroborate or MIDA ester)"
     return None

@@ -1,14 +1,14 @@
 """Functional-group tolerance, one table per reaction class (``TOLERANCE``): which groups a class does not tolerate
 beside the one it reacts at. **O-alkylations** (Williamson, O-methylation) no primary or secondary aliphatic amine
 and no more acidic X-H beside their O-H (a free acid, a tetrazole, an imide, a pyrimidinone N-H; a phenol or
-sulfonamide beside an aliphatic alcohol) and no electrophile that closes a lactone on itself; **O-methylations**
-also no tertiary amine (quaternised); **ketone-to-acid oxidations** (haloform) no boronic acid or ester on
-the substrate; **Chan-Lam O-arylations** no free carboxylic acid in either partner; **amide reductions** no imide
+sulfonamide beside an aliphatic alcohol) and no electrophile that closes a lactone on itself; **O-methylations** also
+no tertiary amine (quaternised); **ketone-to-acid oxidations** (haloform) no boronic acid or ester on the substrate;
+**Chan-Lam O-arylations** no free carboxylic acid in either partner; **amide reductions** no second amide, no imide
 or N-acyl carbamate (the hydride cleaves it), aldehyde, ketone or free acid on the substrate; **ester
 saponifications**, **nitrile and amide hydrolyses** and haloform oxidations no N-acyl azole on the substrate
-(hydroxide cleaves it too), and amide hydrolyses no ester, imide or second primary or secondary amide;
-**Minisci alkylations** no alkene in either partner (the radical adds to it); **nitrile reductions** no oxime,
-hydrazone, imine, aldehyde, ketone, azide or second nitrile on the substrate (the reductant takes it first or too)."""
+(hydroxide cleaves it too), and amide hydrolyses no ester, imide or second primary or secondary amide; **Minisci
+alkylations** no alkene in either partner (the radical adds to it); **nitrile reductions** no oxime, hydrazone,
+imine, aldehyde, ketone, azide or second nitrile on the substrate (the reductant takes it first or too)."""
 
 from __future__ import annotations
 
@@ -153,8 +153,9 @@ CHAN_LAM_TOLERANCE: tuple[Intolerance, ...] = (
 #: what the hydride reduction of an amide to its amine (LiAlH4, borane) does not tolerate on its substrate: a
 #: second acyl group on the amide's nitrogen, or an imide or N-acyl carbamate elsewhere, whose activated C-N bond
 #: the hydride cleaves instead (the way LiBH4 frees an Evans auxiliary: rivastigmine's N-acetyl carbamate
-#: "reduced" to the N-ethyl carbamate), and an aldehyde, ketone or free acid, which both hydrides reduce before an
-#: amide. A carbamate or ester elsewhere is left alone: borane reduces an amide beside a Boc group or an ester.
+#: "reduced" to the N-ethyl carbamate), an aldehyde, ketone or free acid, which both hydrides reduce before an
+#: amide, and a second amide or lactam (milnacipran's primary amide "reduced" beside its diethylamide). A
+#: carbamate or ester elsewhere is left alone: borane reduces an amide beside a Boc group or an ester.
 AMIDE_REDUCTION_TOLERANCE: tuple[Intolerance, ...] = (
     Intolerance("[NX3]([CX3]=O)[CX3]=O",
                 "an imide or N-acyl carbamate or urea (the hydride cleaves its activated C-N bond instead)",
@@ -163,6 +164,8 @@ AMIDE_REDUCTION_TOLERANCE: tuple[Intolerance, ...] = (
                 frozenset({"amide"})),
     Intolerance(CARBOXYLIC_OH, "a free carboxylic acid (borane and LiAlH4 reduce it before the amide)",
                 frozenset({"amide"})),
+    Intolerance("[CX3;$(C([#6])(=O)[NX3])]=O",
+                "a second amide or lactam (LiAlH4 reduces both; borane a tertiary amide first)", frozenset({"amide"})),
 )
 
 #: what a Minisci alkylation (a nucleophilic alkyl radical from an acid or halide) does not tolerate in either

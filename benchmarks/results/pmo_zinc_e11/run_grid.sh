@@ -11,8 +11,8 @@
 #   cluster IPS-DAP and Genetic GFN's recipe, and tuned DAP without it, on PMO's two tuning objectives, seed-major.
 # - tuning: the genetic harness of cluster IPS-DAP varied one or two factors at a time (replay loops, offspring,
 #   generations, rate, rank coefficient), then the tuned harness with 4 generations, augmented memory, sigma 1000,
-#   250 or 2000 or replays of 32, with DAP and with Genetic GFN's recipe, on the two tuning objectives, one variant (both
-#   tasks) at a time.
+#   250 or 2000 or replays of 32, with DAP and with Genetic GFN's recipe, then 8 generations or 4 of 16 offspring
+#   (fewer policy steps per 1,000 calls), on the two tuning objectives, one variant (both tasks) at a time.
 # - modes: the mode-covering strategies (MIPS-GRPO, DMPO, Re:Max replay; about six configurations each) beside
 #   cluster IPS-DAP, MARA and scaffold IPS-DAP without genetic search, on the two tuning objectives, the first of
 #   each family first, one variant (both tasks) at a time.
@@ -58,7 +58,9 @@ case "$PART" in
                       pmo_genetic_tb_rank0001 pmo_dap_genetic_loops4_rank0001
                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_sample32
                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_sigma250
-                      pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_sigma2000) ;;
+                      pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_sigma2000
+                      pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen8
+                      pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen4_offspring16) ;;
     modes) TASKS=(zaleplon_mpo_zinc perindopril_mpo_zinc)
            VARIANTS=(pmo_mips_grpo pmo_dmpo pmo_dap_remax pmo_ips_dap_cluster03_window pmo_mara
                      pmo_ips_dap_scaffold_window pmo_mips_grpo_eps0001 pmo_dmpo_t05 pmo_dap_remax_cluster

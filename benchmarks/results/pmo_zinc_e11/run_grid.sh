@@ -60,7 +60,10 @@ case "$PART" in
                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_sigma250
                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_sigma2000
                       pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen8
-                      pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen4_offspring16) ;;
+                      pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen4_offspring16
+                      pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen4_loops2
+                      pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen4_offpolicy
+                      pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen4_offpolicy_loops2) ;;
     modes) TASKS=(zaleplon_mpo_zinc perindopril_mpo_zinc)
            VARIANTS=(pmo_mips_grpo pmo_dmpo pmo_dap_remax pmo_ips_dap_cluster03_window pmo_mara
                      pmo_ips_dap_scaffold_window pmo_mips_grpo_eps0001 pmo_dmpo_t05 pmo_dap_remax_cluster

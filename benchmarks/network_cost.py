@@ -20,20 +20,28 @@ from mara_chem.models.networks import build_network
 SIZES = ["2x256", "3x256", "3x512"]
 
 
+def layers_by_hidden(text: str) -> tuple[int, int]:
+    """``"2x128"`` -> (2, 128); anything else is a one-line argparse error."""
+    layers, sep, hidden = text.partition("x")
+    if not (sep and layers.isdigit() and hidden.isdigit() and int(layers) > 0 and int(hidden) > 0):
+        raise argparse.ArgumentTypeError(f"expected LAYERSxHIDDEN such as 2x128, got {text!r}")
+    return int(layers), int(hidden)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--vocab", type=int, default=50)
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--tokens", type=int, default=55)
     p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--sizes", nargs="+", default=SIZES, help="layers x hidden, e.g. 2x128 (embedding 128)")
+    p.add_argument("--sizes", nargs="+", type=layers_by_hidden, default=[layers_by_hidden(s) for s in SIZES],
+                   help="layers x hidden, e.g. 2x128 (embedding 128)")
     args = p.parse_args(argv)
     torch.set_num_threads(1)
     torch.manual_seed(0)
     x = torch.randint(0, args.vocab, (args.batch, args.tokens))
     print("layers x hidden | sampling ms | forward+backward ms | parameters")
-    for size in args.sizes:
-        layers, hidden = (int(n) for n in size.split("x"))
+    for layers, hidden in args.sizes:
         net = build_network("rnn", vocab_size=args.vocab, cell="gru", num_layers=layers, hidden_size=hidden,
                             embedding_dim=128)
         opt = torch.optim.Adam(net.parameters())

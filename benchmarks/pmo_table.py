@@ -8,7 +8,9 @@ two-sided Welch t-tests over those per-seed sums (and per-seed AUCs per task).
 
 Run folders stay out of git; the per-run numbers are committed as ``OUT/pmo_runs.json``. A run recorded there whose
 folder is not on this machine keeps its recorded numbers (the table says how many), so a table rebuilt on another
-machine, or after new runs, still holds the runs made elsewhere; ``--only-present`` drops them.
+machine, or after new runs, still holds the runs made elsewhere; ``--only-present`` drops them. ``--recorded
+FILE`` reads rows that another table measured (by their label there) from that table's ``pmo_runs.json``, so a
+table can set new runs beside rows whose folders are on another machine.
 
     python benchmarks/pmo_table.py --tasks pmo_zinc --budget 10000 --out benchmarks/results/pmo \\
         --method "mara-chem=runs/pmo:pmo_ips_dap_scaffold_window" --method "REINVENT 4.8=runs/peers:reinvent_pmo" ...
@@ -265,11 +267,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, required=True)
     p.add_argument("--only-present", action="store_true",
                    help="leave out the runs OUT/pmo_runs.json records whose folders are not here")
+    p.add_argument("--recorded", type=Path, action="append", default=[], metavar="FILE",
+                   help="another table's pmo_runs.json: its runs of these labels fill the runs missing here (repeat)")
     args = p.parse_args(argv)
     methods = [Method.parse(m) for m in args.method]
     tasks = resolve_tasks(args.tasks)
     data = collect(methods, tasks, args.budget)
-    kept = 0 if args.only_present else keep_recorded(data, recorded_runs(args.out / "pmo_runs.json"), methods, tasks)
+    for path in args.recorded:
+        if not path.is_file():
+            raise SystemExit(f"--recorded {path}: no such file")
+    kept = 0
+    if not args.only_present:  # this table's own record first, then the others in the order given
+        for path in [args.out / "pmo_runs.json", *args.recorded]:
+            kept += keep_recorded(data, recorded_runs(path), methods, tasks)
     command = "python benchmarks/pmo_table.py " + shlex.join(sys.argv[1:] if argv is None else argv)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "pmo_table.md").write_text(markdown(data, methods, tasks, args.budget, command, kept))

@@ -118,6 +118,27 @@ def test_a_recorded_run_whose_folder_is_gone_keeps_its_numbers(tmp_path: Path):
     assert set(pmo.recorded_runs(out / "pmo_runs.json")["A"][task.name]) == {0}
 
 
+def test_rows_recorded_by_another_table_fill_only_the_runs_missing_here(tmp_path: Path):
+    pmo = _table()
+    task = load_task(TASK, "pmo")
+    root = tmp_path / "runs"
+    for seed, scores in ((0, [0.2, 0.5, 0.96, 0.3, 0.95, 0.1]), (1, [0.1, 0.2, 0.3, 0.3, 0.2, 0.1])):
+        _write_log(root / task.name / "v" / f"seed{seed}", scores)
+    other = ["--tasks", str(TASK), "--budget", "6", "--out", str(tmp_path / "other"), "--method", f"A={root}:v"]
+    assert pmo.main(other) == 0
+    measured = pmo.recorded_runs(tmp_path / "other" / "pmo_runs.json")["A"][task.name]
+    for path in (root / task.name / "v" / "seed1").iterdir():  # seed 1's folder is gone; seed 0 is measured again
+        path.unlink()
+    _write_log(root / task.name / "v" / "seed0x", [0.99, 0.5, 0.96, 0.3, 0.95, 0.1])
+    (root / task.name / "v" / "seed0x" / "oracle_log.csv").replace(root / task.name / "v" / "seed0" / "oracle_log.csv")
+    here = ["--tasks", str(TASK), "--budget", "6", "--out", str(tmp_path / "here"), "--method", f"A={root}:v"]
+    assert pmo.main(here + ["--recorded", str(tmp_path / "other" / "pmo_runs.json")]) == 0
+    runs = pmo.recorded_runs(tmp_path / "here" / "pmo_runs.json")["A"][task.name]
+    assert runs[1] == measured[1] and runs[0]["top10"] > measured[0]["top10"]
+    with pytest.raises(SystemExit, match="no such file"):
+        pmo.main(here + ["--recorded", str(tmp_path / "absent.json")])
+
+
 def test_a_run_that_stopped_short_of_the_budget_is_named_and_counted(tmp_path: Path):
     pmo = _table()
     _write_log(tmp_path / "a" / "qed" / "v" / "seed0", [0.2, 0.5, 0.96, 0.3, 0.95, 0.1])

